@@ -1,0 +1,1 @@
+"""NAME-Bench: classes from usage and presence, and (later) the detector protocol."""

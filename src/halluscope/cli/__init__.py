@@ -1,0 +1,1 @@
+"""The `halluscope` command line: thin typer commands over `halluscope.jobs`."""

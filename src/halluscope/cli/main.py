@@ -1,0 +1,203 @@
+"""`halluscope` CLI. Every command is a few lines over a library function in `halluscope.jobs`.
+
+Errors in user input print one line (`file:line: message`) and exit with status 2.
+
+>>> from typer.testing import CliRunner
+>>> CliRunner().invoke(app, ["--help"]).exit_code
+0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Iterator, Optional
+
+import typer
+
+from halluscope.errors import HalluscopeError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="What a VLM caption claims vs. merely mentions, and which claims are "
+                       "hallucinated.")
+
+
+class JudgeName(str, Enum):
+    offline = "offline"
+    llm = "llm"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"halluscope: error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn the library's user-facing errors into one line on stderr and exit status 2."""
+    try:
+        yield
+    except HalluscopeError as exc:
+        _fail(str(exc))
+
+
+@contextlib.contextmanager
+def _progress(total: int, description: str) -> Iterator:
+    """A rich progress bar with items/s on stderr; silent when stderr is not a terminal."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    console = Console(stderr=True)
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task(description, total=total, rate="")
+
+        def advance(n: int) -> None:
+            progress.advance(task, n)
+            speed = progress.tasks[0].speed
+            progress.update(task, rate=f"{speed:.1f} captions/s" if speed else "")
+
+        yield advance
+
+
+def _make_judge(judge: JudgeName, llm_base_url: Optional[str], llm_model: str,
+                llm_api_key_env: str, llm_concurrency: int, llm_cache_dir: Optional[Path]):
+    from halluscope.text.usage import get_judge
+
+    if judge == JudgeName.llm:
+        return get_judge("llm", base_url=llm_base_url, model=llm_model,
+                         api_key_env=llm_api_key_env, max_concurrency=llm_concurrency,
+                         cache_dir=llm_cache_dir)
+    return get_judge("offline")
+
+
+def _load_vocabulary(vocab_file: Optional[Path], replace: bool):
+    from halluscope.vocab import Vocabulary, load_vocabulary
+
+    if vocab_file is None:
+        return Vocabulary.namebench()
+    return load_vocabulary(vocab_file, mode="replace" if replace else "extend")
+
+
+CAPTIONS = typer.Option(..., "--captions", help="JSON lines {image_id, caption}.")
+SKIP_BAD = typer.Option(False, "--skip-bad",
+                        help="Record and count bad input lines instead of stopping at the first.")
+JUDGE = typer.Option(JudgeName.offline, "--judge", help="Usage judge.")
+LLM_URL = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (default: OpenAI).")
+LLM_MODEL = typer.Option("gpt-4o", "--llm-model")
+LLM_KEY = typer.Option("HALLUSCOPE_LLM_API_KEY", "--llm-api-key-env",
+                       help="Environment variable holding the API key.")
+LLM_CONC = typer.Option(4, "--llm-concurrency", min=1)
+LLM_CACHE = typer.Option(Path(".halluscope_cache/llm"), "--llm-cache-dir")
+VOCAB = typer.Option(None, "--vocab", help="Extra vocabulary file (JSON or synonyms.txt layout).")
+VOCAB_REPLACE = typer.Option(False, "--replace-vocab",
+                             help="Replace NAME-Bench's vocabulary instead of extending it.")
+CHAIR_VOCAB_HELP = "CHAIR's synonym table (JSON or synonyms.txt); env HALLUSCOPE_CHAIR_VOCAB."
+
+
+@app.command()
+def chair(captions: Path = CAPTIONS,
+          gt_objects: Path = typer.Option(..., "--gt-objects",
+                                          help="{image_id: [categories]} or COCO instances."),
+          chair_vocab: Optional[Path] = typer.Option(None, "--chair-vocab",
+                                                     help=CHAIR_VOCAB_HELP),
+          out: Path = typer.Option(..., "--out"), skip_bad: bool = SKIP_BAD) -> None:
+    """CHAIRs, CHAIRi and Recall exactly as the reference CHAIR computes them."""
+    from halluscope.jobs import chair_job
+
+    with _user_errors():
+        result = chair_job(captions, gt_objects, chair_vocab, out, skip_bad=skip_bad)
+    overall = result["overall"]
+    typer.echo(f"CHAIRs={overall['CHAIRs']:.4f} CHAIRi={overall['CHAIRi']:.4f} "
+               f"Recall={overall['Recall']:.4f} captions={len(result['captions'])} "
+               f"skipped={result['skipped']['count']} -> {out}")
+
+
+@app.command()
+def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
+          judge: JudgeName = JUDGE, vocab: Optional[Path] = VOCAB,
+          replace_vocab: bool = VOCAB_REPLACE, skip_bad: bool = SKIP_BAD,
+          llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
+          llm_api_key_env: str = LLM_KEY, llm_concurrency: int = LLM_CONC,
+          llm_cache_dir: Optional[Path] = LLM_CACHE) -> None:
+    """Label every object mention: usage, subtype, trigger (one Parquet row per mention)."""
+    from halluscope.data.captions import read_captions
+    from halluscope.io.jsonl import SkipLog
+    from halluscope.jobs import label_job
+
+    with _user_errors():
+        skips = SkipLog()
+        records = read_captions(captions, skip_bad=skip_bad, skips=skips)
+        judge_obj = _make_judge(judge, llm_base_url, llm_model, llm_api_key_env,
+                                llm_concurrency, llm_cache_dir)
+        with _progress(len(records), "labelling") as advance:
+            rows = label_job(captions, judge_obj, out, _load_vocabulary(vocab, replace_vocab),
+                             records=records, skips=skips, progress=advance)
+    failures = sum(1 for r in rows if r["error"] is not None)
+    typer.echo(f"{len(rows)} mentions in {len(records)} captions; judge failures: {failures}; "
+               f"skipped lines: {skips.count} -> {out}")
+    for entry in skips.entries:
+        typer.echo(f"skipped {entry['file']}:{entry['line']}: {entry['reason']}", err=True)
+
+
+@app.command()
+def report(captions: Path = CAPTIONS,
+           annotations: Path = typer.Option(..., "--annotations",
+                                            help="COCO instances JSON or {image_id: [categories]}."),
+           out: Path = typer.Option(..., "--out", help="Output directory."),
+           chair_gt: Optional[Path] = typer.Option(None, "--chair-gt",
+                                                   help="CHAIR ground truth (default: --annotations)."),
+           chair_vocab: Optional[Path] = typer.Option(None, "--chair-vocab", help=CHAIR_VOCAB_HELP),
+           judge: JudgeName = JUDGE, vocab: Optional[Path] = VOCAB,
+           replace_vocab: bool = VOCAB_REPLACE,
+           hedges_as_claims: bool = typer.Option(False, "--hedges-as-claims"),
+           skip_bad: bool = SKIP_BAD, seed: int = typer.Option(0, "--seed"),
+           bootstrap: int = typer.Option(1000, "--bootstrap", min=10),
+           llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
+           llm_api_key_env: str = LLM_KEY, llm_concurrency: int = LLM_CONC,
+           llm_cache_dir: Optional[Path] = LLM_CACHE) -> None:
+    """Usage-aware report: CHAIR beside the claims-only hallucination rate, counts, natural rates."""
+    from halluscope.jobs import usage_report_job
+    from halluscope.report.markdown import usage_summary_markdown
+
+    chair_vocab = chair_vocab or (Path(os.environ["HALLUSCOPE_CHAIR_VOCAB"])
+                                  if os.environ.get("HALLUSCOPE_CHAIR_VOCAB") else None)
+    with _user_errors():
+        judge_obj = _make_judge(judge, llm_base_url, llm_model, llm_api_key_env,
+                                llm_concurrency, llm_cache_dir)
+        summary = usage_report_job(captions, annotations, out, judge_obj, chair_gt, chair_vocab,
+                                   _load_vocabulary(vocab, replace_vocab), hedges_as_claims,
+                                   skip_bad, bootstrap, seed)
+    typer.echo(usage_summary_markdown(summary))
+    typer.echo(f"written to {out}/ (mentions.parquet, captions.parquet, summary.json, summary.md)")
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output directory."),
+         data_root: Optional[Path] = typer.Option(
+             None, "--data-root",
+             help="Run on the real caption sets under DATA_ROOT/captions instead of the "
+                  "embedded default (e.g. ../shared/data).")) -> None:
+    """Run the main job end to end: embedded default data, or the real caption sets."""
+    from halluscope.demo.run import run_demo
+
+    with _user_errors():
+        run_demo(out, data_root, echo=typer.echo)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("halluscope: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

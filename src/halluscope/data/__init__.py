@@ -1,0 +1,1 @@
+"""Inputs from disk: caption files and object presence (COCO annotations)."""

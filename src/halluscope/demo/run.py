@@ -1,0 +1,67 @@
+"""Run the usage-aware report on the embedded default, or on real caption sets.
+
+>>> callable(run_demo)
+True
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from halluscope.errors import InputError
+from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
+
+
+def run_demo(out: str | Path, data_root: str | Path | None = None,
+             echo: Callable[[str], None] = print) -> dict:
+    """Embedded default (no network, nothing from ../shared) unless `data_root` is given."""
+    from halluscope.jobs import usage_report_job
+    from halluscope.report.markdown import markdown_table, usage_summary_markdown
+    from halluscope.text.usage import get_judge
+
+    out = Path(out)
+    judge = get_judge("offline")
+    if data_root is None:
+        from halluscope.demo.data import demo_captions, demo_instances
+
+        captions, annotations = out / "inputs" / "captions.jsonl", out / "inputs" / "instances.json"
+        write_jsonl_atomic(captions, demo_captions())
+        write_json_atomic(annotations, demo_instances())
+        summary = usage_report_job(captions, annotations, out / "report", judge)
+        echo(usage_summary_markdown(summary))
+        echo(f"inputs in {out / 'inputs'}, report in {out / 'report'}")
+        return {"demo": summary}
+
+    root = Path(data_root)
+    caption_files = sorted((root / "captions").glob("*.jsonl"))
+    gt = root / "coco" / "chair_gt_objects_coco2014.json"
+    if not caption_files:
+        raise InputError("no caption files (*.jsonl) found", path=root / "captions")
+    chair_vocab = root / "chair_reference" / "chair_vocabulary.json"
+    if not chair_vocab.is_file():
+        chair_vocab = os.environ.get("HALLUSCOPE_CHAIR_VOCAB")
+    summaries = {}
+    rows = []
+    for path in caption_files:
+        # COCO-2014 instance annotations are not in the data root: presence is CHAIR's ground
+        # truth (instances ∪ reference captions), said so in each summary's inputs.
+        summary = usage_report_job(path, gt, out / path.stem, judge, chair_vocab=chair_vocab)
+        summaries[path.stem] = summary
+        chair = summary.get("chair", {})
+        rows.append([path.stem, summary["n_captions"], summary["n_mentions"],
+                     _pct(chair.get("CHAIRi")), _pct(chair.get("CHAIRs")),
+                     _pct(summary["usage_agnostic"]["hallucination_rate"]["value"]),
+                     _pct(summary["usage_aware"]["hallucination_rate"]["value"]),
+                     _pct(summary["natural_rates"]["non_assertive_share"]["value"]),
+                     _pct((chair.get("non_assertive_share_of_hallucinated") or {}).get("value"))])
+    echo(markdown_table(["captions", "n", "mentions", "CHAIRi", "CHAIRs", "usage-agnostic rate",
+                         "usage-aware rate", "non-assertive share",
+                         "CHAIR-hallucinated that are non-assertive"], rows))
+    echo(f"per-set reports in {out}/<set>/")
+    return summaries
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -1,0 +1,1 @@
+"""Caption-level hallucination metrics (CHAIR and the pieces it is built from)."""

@@ -1,0 +1,1 @@
+"""Reports: tables and summaries written atomically, printed as Markdown."""

@@ -1,0 +1,1 @@
+"""Caption text: mention extraction and usage labelling."""
