@@ -113,7 +113,8 @@ def usage_report_job(captions_path: str | Path, annotations_path: str | Path,
                      progress=progress)
     inputs = {"captions": str(captions_path), "annotations": str(annotations_path),
               "chair_gt": str(chair_gt_path) if chair_gt_path else None,
-              "judge": judge.name, "skipped_lines": skips.count,
+              "judge": judge.name, "judge_stats": dict(getattr(judge, "stats", {}) or {}),
+              "skipped_lines": skips.count,
               "skipped": skips.entries}
     report = build_usage_report(rows, presence, [(r.index, r.image_id) for r in records],
                                 chair=chair, hedges_as_claims=hedges_as_claims,

@@ -66,15 +66,27 @@ def _progress(total: int, description: str) -> Iterator:
         yield advance
 
 
-def _make_judge(judge: JudgeName, llm_base_url: Optional[str], llm_model: str,
-                llm_api_key_env: str, llm_concurrency: int, llm_cache_dir: Optional[Path]):
+def _make_judge(judge: JudgeName, llm: dict):
     from halluscope.text.usage import get_judge
 
     if judge == JudgeName.llm:
-        return get_judge("llm", base_url=llm_base_url, model=llm_model,
-                         api_key_env=llm_api_key_env, max_concurrency=llm_concurrency,
-                         cache_dir=llm_cache_dir)
+        return get_judge("llm", **llm)
     return get_judge("offline")
+
+
+def _echo_judge_stats(judge) -> None:
+    stats = getattr(judge, "stats", None)
+    if stats:
+        typer.echo("judge: " + ", ".join(f"{k}={v}" for k, v in stats.items()), err=True)
+
+
+def _llm_config(base_url, model, compound_model, api_key_env, concurrency, per_call, cache_dir,
+                no_json_mode, price_input, price_output) -> dict:
+    return {"base_url": base_url, "model": model, "compound_model": compound_model,
+            "api_key_env": api_key_env or None, "max_concurrency": concurrency,
+            "captions_per_call": per_call,
+            "cache_dir": cache_dir, "json_mode": not no_json_mode,
+            "price_per_million_input": price_input, "price_per_million_output": price_output}
 
 
 def _load_vocabulary(vocab_file: Optional[Path], replace: bool):
@@ -90,11 +102,18 @@ SKIP_BAD = typer.Option(False, "--skip-bad",
                         help="Record and count bad input lines instead of stopping at the first.")
 JUDGE = typer.Option(JudgeName.offline, "--judge", help="Usage judge.")
 LLM_URL = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (default: OpenAI).")
-LLM_MODEL = typer.Option("gpt-4o", "--llm-model")
+LLM_MODEL = typer.Option("gpt-4o", "--llm-model", help="LLM judge model for steps 1 and 2.")
+LLM_COMPOUND = typer.Option("gpt-4o-mini", "--llm-compound-model",
+                            help="LLM judge model for step 3 (compound check).")
 LLM_KEY = typer.Option("HALLUSCOPE_LLM_API_KEY", "--llm-api-key-env",
-                       help="Environment variable holding the API key.")
+                       help="Environment variable holding the API key ('' for a keyless server).")
 LLM_CONC = typer.Option(4, "--llm-concurrency", min=1)
+LLM_PER_CALL = typer.Option(6, "--llm-captions-per-call", min=1,
+                            help="Captions per step-1 request (the paper uses 6).")
 LLM_CACHE = typer.Option(Path(".halluscope_cache/llm"), "--llm-cache-dir")
+LLM_NO_JSON = typer.Option(False, "--llm-no-json-mode", help="For servers without response_format.")
+LLM_PRICE_IN = typer.Option(None, "--llm-price-input", help="USD per million input tokens.")
+LLM_PRICE_OUT = typer.Option(None, "--llm-price-output", help="USD per million output tokens.")
 VOCAB = typer.Option(None, "--vocab", help="Extra vocabulary file (JSON or synonyms.txt layout).")
 VOCAB_REPLACE = typer.Option(False, "--replace-vocab",
                              help="Replace NAME-Bench's vocabulary instead of extending it.")
@@ -104,7 +123,7 @@ CHAIR_VOCAB_HELP = "CHAIR's synonym table (JSON or synonyms.txt); env HALLUSCOPE
 @app.command()
 def chair(captions: Path = CAPTIONS,
           gt_objects: Path = typer.Option(..., "--gt-objects",
-                                          help="{image_id: [categories]} or COCO instances."),
+                                          help="JSON mapping image_id to a list of categories, or COCO instances."),
           chair_vocab: Optional[Path] = typer.Option(None, "--chair-vocab",
                                                      help=CHAIR_VOCAB_HELP),
           out: Path = typer.Option(..., "--out"), skip_bad: bool = SKIP_BAD) -> None:
@@ -124,8 +143,11 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
           judge: JudgeName = JUDGE, vocab: Optional[Path] = VOCAB,
           replace_vocab: bool = VOCAB_REPLACE, skip_bad: bool = SKIP_BAD,
           llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
-          llm_api_key_env: str = LLM_KEY, llm_concurrency: int = LLM_CONC,
-          llm_cache_dir: Optional[Path] = LLM_CACHE) -> None:
+          llm_compound_model: str = LLM_COMPOUND, llm_api_key_env: str = LLM_KEY,
+          llm_concurrency: int = LLM_CONC,
+          llm_captions_per_call: int = LLM_PER_CALL, llm_cache_dir: Path = LLM_CACHE,
+          llm_no_json_mode: bool = LLM_NO_JSON, llm_price_input: Optional[float] = LLM_PRICE_IN,
+          llm_price_output: Optional[float] = LLM_PRICE_OUT) -> None:
     """Label every object mention: usage, subtype, trigger (one Parquet row per mention)."""
     from halluscope.data.captions import read_captions
     from halluscope.io.jsonl import SkipLog
@@ -134,11 +156,15 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
     with _user_errors():
         skips = SkipLog()
         records = read_captions(captions, skip_bad=skip_bad, skips=skips)
-        judge_obj = _make_judge(judge, llm_base_url, llm_model, llm_api_key_env,
-                                llm_concurrency, llm_cache_dir)
+        judge_obj = _make_judge(judge, _llm_config(llm_base_url, llm_model, llm_compound_model,
+                                               llm_api_key_env, llm_concurrency,
+                                               llm_captions_per_call, llm_cache_dir,
+                                               llm_no_json_mode, llm_price_input,
+                                               llm_price_output))
         with _progress(len(records), "labelling") as advance:
             rows = label_job(captions, judge_obj, out, _load_vocabulary(vocab, replace_vocab),
                              records=records, skips=skips, progress=advance)
+    _echo_judge_stats(judge_obj)
     failures = sum(1 for r in rows if r["error"] is not None)
     typer.echo(f"{len(rows)} mentions in {len(records)} captions; judge failures: {failures}; "
                f"skipped lines: {skips.count} -> {out}")
@@ -149,7 +175,7 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
 @app.command()
 def report(captions: Path = CAPTIONS,
            annotations: Path = typer.Option(..., "--annotations",
-                                            help="COCO instances JSON or {image_id: [categories]}."),
+                                            help="COCO instances JSON, or JSON mapping image_id to a list of categories."),
            out: Path = typer.Option(..., "--out", help="Output directory."),
            chair_gt: Optional[Path] = typer.Option(None, "--chair-gt",
                                                    help="CHAIR ground truth (default: --annotations)."),
@@ -159,9 +185,12 @@ def report(captions: Path = CAPTIONS,
            hedges_as_claims: bool = typer.Option(False, "--hedges-as-claims"),
            skip_bad: bool = SKIP_BAD, seed: int = typer.Option(0, "--seed"),
            bootstrap: int = typer.Option(1000, "--bootstrap", min=10),
-           llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
-           llm_api_key_env: str = LLM_KEY, llm_concurrency: int = LLM_CONC,
-           llm_cache_dir: Optional[Path] = LLM_CACHE) -> None:
+          llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
+           llm_compound_model: str = LLM_COMPOUND, llm_api_key_env: str = LLM_KEY,
+           llm_concurrency: int = LLM_CONC,
+          llm_captions_per_call: int = LLM_PER_CALL, llm_cache_dir: Path = LLM_CACHE,
+           llm_no_json_mode: bool = LLM_NO_JSON, llm_price_input: Optional[float] = LLM_PRICE_IN,
+           llm_price_output: Optional[float] = LLM_PRICE_OUT) -> None:
     """Usage-aware report: CHAIR beside the claims-only hallucination rate, counts, natural rates."""
     from halluscope.jobs import usage_report_job
     from halluscope.report.markdown import usage_summary_markdown
@@ -169,11 +198,15 @@ def report(captions: Path = CAPTIONS,
     chair_vocab = chair_vocab or (Path(os.environ["HALLUSCOPE_CHAIR_VOCAB"])
                                   if os.environ.get("HALLUSCOPE_CHAIR_VOCAB") else None)
     with _user_errors():
-        judge_obj = _make_judge(judge, llm_base_url, llm_model, llm_api_key_env,
-                                llm_concurrency, llm_cache_dir)
+        judge_obj = _make_judge(judge, _llm_config(llm_base_url, llm_model, llm_compound_model,
+                                               llm_api_key_env, llm_concurrency,
+                                               llm_captions_per_call, llm_cache_dir,
+                                               llm_no_json_mode, llm_price_input,
+                                               llm_price_output))
         summary = usage_report_job(captions, annotations, out, judge_obj, chair_gt, chair_vocab,
                                    _load_vocabulary(vocab, replace_vocab), hedges_as_claims,
                                    skip_bad, bootstrap, seed)
+    _echo_judge_stats(judge_obj)
     typer.echo(usage_summary_markdown(summary))
     typer.echo(f"written to {out}/ (mentions.parquet, captions.parquet, summary.json, summary.md)")
 

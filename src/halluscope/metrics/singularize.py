@@ -46,9 +46,10 @@ _INVARIANT_NOUNS = (
 ).split()
 _UNCHANGED = frozenset(noun[i:] for noun in _INVARIANT_NOUNS for i in range(len(noun) + 1))
 
-# "-ie" nouns whose plural only drops the "s" ("cookies" -> "cookie"). Two entries were written
-# as regex anchors ("^pie", "^tie") but pattern compares them with `endswith`, so they never
-# match a real word: "pies" and "ties" fall through to the "-ies" -> "-y" rule ("py", "ty").
+# "-ie" nouns, listed so that their plurals escape the "-ies" -> "-y" rule. pattern then returns
+# the lower-cased word *unchanged* ("cookies" stays "cookies", not "cookie"). Two entries were
+# written as regex anchors ("^pie", "^tie") but are compared with `endswith`, so they never match
+# a real word: "pies" and "ties" fall through to the "-ies" -> "-y" rule ("py", "ty").
 _IE_PLURALS = tuple(f"{noun}s" for noun in (
     "alergie auntie beanie birdie bogie bombie collie cookie cutie doggie eyrie freebie goonie "
     "groupie hankie hippie hoagie hottie indie junkie laddie laramie lingerie meanie newbie "
@@ -158,7 +159,7 @@ def _singularize_uncached(word: str, custom: Mapping[str, str] | None) -> str:
     if lower in _UNCHANGED:
         return word
     if lower.endswith(_IE_PLURALS):
-        return lower  # pattern returns the lower-cased form here, unlike everywhere else
+        return lower  # lower-cased plural, not the singular: pattern's behaviour
     for plural, regex, singular in _IRREGULAR_RES:
         if lower.endswith(plural):
             return regex.sub(singular, word)

@@ -269,7 +269,8 @@ def step1_messages(items: Sequence[tuple[str, Sequence[str]]]) -> list[dict[str,
 def step2_messages(caption: str, trigger_phrase: str, concept: str) -> list[dict[str, str]]:
     """The step-2 (mechanism) request for one non-assertive mention.
 
-    >>> print(step2_messages("a bench for people", "for people", "person")[1]["content"].split("\\n\\n")[1])
+    >>> user = step2_messages("a bench for people", "for people", "person")[1]["content"]
+    >>> print(user.split("\\n\\n")[1])
     Full caption: "a bench for people"
     Trigger span: "for people"
     Concept word: person

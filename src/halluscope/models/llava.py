@@ -1,0 +1,34 @@
+"""LLaVA-1.5 in the llava-hf format (`LlavaForConditionalGeneration`).
+
+>>> LlavaAdapter.module_map.layers
+'model.language_model.layers'
+
+Prompt layout: "USER: <image>\\n{prompt} ASSISTANT:" with <s> first; the processor expands
+<image> to one token per vision patch (576 at 336 px, patch 14, CLS dropped).
+"""
+
+from __future__ import annotations
+
+from halluscope.models.base import ModuleMap, VLMAdapter
+
+# transformers 5.x layout: the top model holds `model` (LlavaModel: vision_tower,
+# multi_modal_projector, language_model = LlamaModel) and `lm_head`.
+LLAVA_MODULES = ModuleMap(
+    language_model="model.language_model",
+    layers="model.language_model.layers",
+    attention="self_attn",
+    final_norm="model.language_model.norm",
+    lm_head="lm_head",
+    embed_tokens="model.language_model.embed_tokens",
+    vision_tower="model.vision_tower",
+)
+
+
+class LlavaAdapter(VLMAdapter):
+    """LLaVA-1.5 (llava-hf/llava-1.5-7b-hf and compatible checkpoints)."""
+
+    family = "llava"
+    model_types = ("llava",)
+    module_map = LLAVA_MODULES
+    model_class = "transformers:LlavaForConditionalGeneration"
+    processor_class = "transformers:LlavaProcessor"

