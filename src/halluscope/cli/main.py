@@ -224,6 +224,16 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
         run_demo(out, data_root, echo=typer.echo)
 
 
+def _mount_subcommands() -> None:
+    """Sub-apps live beside the code they drive; their modules import torch only when run."""
+    from halluscope.models.cli import app as models_app
+
+    app.add_typer(models_app, name="models", help="Tiny random-weight VLMs for tests and demos.")
+
+
+_mount_subcommands()
+
+
 def main() -> None:
     try:
         app()

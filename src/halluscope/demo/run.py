@@ -31,6 +31,7 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
         write_json_atomic(annotations, demo_instances())
         summary = usage_report_job(captions, annotations, out / "report", judge)
         echo(usage_summary_markdown(summary))
+        echo(_mentions_not_claimed(out / "report" / "mentions.parquet", captions))
         echo(f"inputs in {out / 'inputs'}, report in {out / 'report'}")
         return {"demo": summary}
 
@@ -61,6 +62,26 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
                          "CHAIR-hallucinated that are non-assertive"], rows))
     echo(f"per-set reports in {out}/<set>/")
     return summaries
+
+
+def _mentions_not_claimed(mentions_path: Path, captions_path: Path) -> str:
+    """The mentions a usage-agnostic metric gets wrong, with the words that show why."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from halluscope.report.markdown import markdown_table
+
+    captions = [json.loads(line)["caption"] for line in captions_path.read_text().splitlines()]
+    rows = [r for r in pq.read_table(mentions_path).to_pylist()
+            if r["usage"] in ("non_assertive", "not_object")]
+    table = [[r["caption_index"], r["word"], r["usage"], r["subtype"] or "",
+              "yes" if r["present"] else "no",
+              (r["trigger"] or captions[r["caption_index"]][max(0, r["start"] - 20):r["end"] + 5]
+               ).replace("\n", " ").replace("|", "/")]
+             for r in rows]
+    return "## Mentions that are not claims\n\n" + markdown_table(
+        ["caption", "word", "usage", "subtype", "present", "trigger / context"], table) + "\n"
 
 
 def _pct(value: float | None) -> str:

@@ -5,7 +5,7 @@
 >>> family_for_model_type("bert")
 Traceback (most recent call last):
 ...
-halluscope.errors.ConfigError: unsupported model_type 'bert'; supported: gemma3, internvl, llava, llava_next, llava_onevision, qwen2_5_vl, qwen2_vl
+halluscope.errors.ConfigError: unsupported model_type 'bert'; supported: gemma3, internvl, llava, llava_next, llava_onevision, qwen2_5_vl, qwen2_vl, qwen3_vl
 
 `load_adapter(path_or_id)` reads `model_type` from the checkpoint's config.json to pick the
 family when none is given.
@@ -23,10 +23,13 @@ from halluscope.errors import ConfigError
 # family -> "module:Class". Families whose module is not written yet are absent.
 ADAPTERS: dict[str, str] = {
     "gemma3": "halluscope.models.gemma3:Gemma3Adapter",
+    "internvl": "halluscope.models.internvl:InternVLAdapter",
     "llava": "halluscope.models.llava:LlavaAdapter",
     "llava_next": "halluscope.models.llava_next:LlavaNextAdapter",
+    "llava_onevision": "halluscope.models.llava_onevision:LlavaOnevisionAdapter",
     "qwen2_5_vl": "halluscope.models.qwen2_vl:Qwen2_5_VLAdapter",
     "qwen2_vl": "halluscope.models.qwen2_vl:Qwen2VLAdapter",
+    "qwen3_vl": "halluscope.models.qwen3_vl:Qwen3VLAdapter",
 }
 
 # config.json model_type -> family (planned families are listed so the error can say so).
@@ -38,6 +41,7 @@ MODEL_TYPES: dict[str, str] = {
     "llava_onevision": "llava_onevision",
     "internvl": "internvl",
     "gemma3": "gemma3",
+    "qwen3_vl": "qwen3_vl",
 }
 
 

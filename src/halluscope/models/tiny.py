@@ -1,7 +1,8 @@
 """Tiny random-weight VLMs of the real architectures, saved so `from_pretrained` reads them back.
 
->>> sorted(TINY_ARCHES)
-['gemma3', 'llava', 'llava_next', 'qwen2_5_vl', 'qwen2_vl']
+>>> sorted(TINY_ARCHES)  # doctest: +NORMALIZE_WHITESPACE
+['gemma3', 'internvl', 'llava', 'llava_next', 'llava_onevision', 'qwen2_5_vl', 'qwen2_vl',
+ 'qwen3_vl']
 
 `make_tiny("llava", out_dir, layers=2, hidden=64)` builds the model from its config with seeded
 random weights, trains a byte-level BPE tokenizer on a small built-in English corpus (COCO words
@@ -49,6 +50,10 @@ QWEN_CHAT_TEMPLATE = (
     "{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+# Qwen3-VL (Qwen/Qwen3-VL-2B-Instruct): the Qwen2.5-VL layout without the default system turn.
+QWEN3_VL_CHAT_TEMPLATE = QWEN_CHAT_TEMPLATE.replace(
+    "{% if loop.first and message['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}", "")
 # Gemma 3 (google/gemma-3-4b-it), without system-turn folding. BOS comes from the template.
 GEMMA3_CHAT_TEMPLATE = (
     "{{ bos_token }}"
@@ -62,6 +67,35 @@ GEMMA3_CHAT_TEMPLATE = (
     "{% endfor %}{% endif %}<end_of_turn>\n"
     "{% endfor %}"
     "{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
+)
+
+# LLaVA-OneVision (llava-hf/llava-onevision-qwen2-0.5b-ov-hf): "<|im_start|>user <image>\n{prompt}
+# <|im_end|><|im_start|>assistant\n" (a space after the role, no newline after <|im_end|>).
+ONEVISION_CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + ' ' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for content in message['content'] | selectattr('type', 'equalto', 'image') %}"
+    "{{ '<image>' }}{% endfor %}"
+    "{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+    "{{ '\n' + content['text'] }}{% endfor %}{% endif %}"
+    "{{ '<|im_end|>' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+# InternVL3 in the HF format (OpenGVLab/InternVL3-1B-hf): Qwen turns, the image as
+# "<IMG_CONTEXT>\n" before the text; the processor expands <IMG_CONTEXT> to <img>...</img>.
+INTERNVL_CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' %}{{ '<IMG_CONTEXT>\n' }}"
+    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
 
 
@@ -87,12 +121,27 @@ QWEN_TOKENS = TokenizerSpec(
     special_tokens=("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>",
                     "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"),
     eos="<|im_end|>", pad="<|endoftext|>", chat_template=QWEN_CHAT_TEMPLATE)
+QWEN3_VL_TOKENS = TokenizerSpec(
+    special_tokens=QWEN_TOKENS.special_tokens, eos="<|im_end|>", pad="<|endoftext|>",
+    chat_template=QWEN3_VL_CHAT_TEMPLATE)
 GEMMA3_TOKENS = TokenizerSpec(
     special_tokens=("<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>",
                     "<start_of_image>", "<end_of_image>", "<image_soft_token>"),
     bos="<bos>", eos="<eos>", pad="<pad>", unk="<unk>", chat_template=GEMMA3_CHAT_TEMPLATE,
     extra={"image_token": "<image_soft_token>", "boi_token": "<start_of_image>",
            "eoi_token": "<end_of_image>"})
+
+ONEVISION_TOKENS = TokenizerSpec(
+    special_tokens=("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>"),
+    eos="<|im_end|>", pad="<|endoftext|>", chat_template=ONEVISION_CHAT_TEMPLATE,
+    extra={"image_token": "<image>", "video_token": "<video>"})
+# InternVLProcessor reads these four attributes (and their *_id) from the tokenizer.
+INTERNVL_TOKENS = TokenizerSpec(
+    special_tokens=("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<img>", "</img>",
+                    "<IMG_CONTEXT>", "<video>"),
+    eos="<|im_end|>", pad="<|endoftext|>", chat_template=INTERNVL_CHAT_TEMPLATE,
+    extra={"start_image_token": "<img>", "end_image_token": "</img>",
+           "context_image_token": "<IMG_CONTEXT>", "video_token": "<video>"})
 
 
 def build_tokenizer(spec: TokenizerSpec, vocab_size: int = 800) -> Any:
@@ -256,6 +305,51 @@ def _build_qwen(spec: TinySpec, out: Path, version: str) -> None:
     image_processor.save_pretrained(out)
 
 
+def _build_qwen3_vl(spec: TinySpec, out: Path) -> None:
+    """Qwen3-VL: 16-px patches merged 2x2 (one image token per 32x32 pixels), interleaved
+    M-RoPE, DeepStack (features of early vision layers added to the first decoder layers)."""
+    import torch
+    from transformers import (Qwen2VLImageProcessorPil, Qwen3VLConfig,
+                              Qwen3VLForConditionalGeneration)
+
+    size = spec.image_size or 64
+    if size % 32:
+        raise ConfigError(f"qwen3_vl image_size must be a multiple of 32, not {size}")
+    tok = build_tokenizer(QWEN3_VL_TOKENS, spec.vocab_size)
+    endoftext, im_end, v_start, v_end, image, video = _ids(
+        tok, "<|endoftext|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+        "<|image_pad|>", "<|video_pad|>")
+    head_dim = spec.hidden // spec.heads
+    text = dict(vocab_size=len(tok), hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                num_hidden_layers=spec.layers, num_attention_heads=spec.heads,
+                num_key_value_heads=max(1, spec.heads // 2), head_dim=head_dim,
+                max_position_embeddings=4096,
+                rope_parameters={"rope_type": "default", "rope_theta": 5_000_000.0,
+                                 "mrope_section": _mrope_section(head_dim),
+                                 "mrope_interleaved": True},
+                bos_token_id=endoftext, eos_token_id=im_end, pad_token_id=endoftext)
+    # The learned position grid is interpolated to each image's patch grid; the real models
+    # use 48x48 (768 px); the tiny one a grid of the tiny image size.
+    vision = dict(depth=spec.vision_layers, hidden_size=spec.hidden,
+                  intermediate_size=2 * spec.hidden, num_heads=spec.heads,
+                  out_hidden_size=spec.hidden, patch_size=16, spatial_merge_size=2,
+                  temporal_patch_size=2, num_position_embeddings=(size // 16) ** 2,
+                  deepstack_visual_indexes=[0])
+    cfg = Qwen3VLConfig(text_config=text, vision_config=vision, image_token_id=image,
+                        video_token_id=video, vision_start_token_id=v_start,
+                        vision_end_token_id=v_end)
+    torch.manual_seed(spec.seed)
+    model = Qwen3VLForConditionalGeneration._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [im_end, endoftext])
+    image_processor = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                               image_mean=[0.5, 0.5, 0.5],
+                                               image_std=[0.5, 0.5, 0.5],
+                                               min_pixels=32 * 32, max_pixels=size * size)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    image_processor.save_pretrained(out)
+
+
 def _build_gemma3(spec: TinySpec, out: Path) -> None:
     import torch
     from transformers import (Gemma3Config, Gemma3ForConditionalGeneration,
@@ -292,12 +386,99 @@ def _build_gemma3(spec: TinySpec, out: Path) -> None:
     processor.save_pretrained(out)
 
 
+def _qwen2_text(spec: TinySpec, tok: Any, bos: int, eos: int, pad: int) -> dict[str, Any]:
+    """A tiny Qwen2 language model config (the LM of LLaVA-OneVision and InternVL3)."""
+    return dict(model_type="qwen2", vocab_size=len(tok), hidden_size=spec.hidden,
+                intermediate_size=2 * spec.hidden, num_hidden_layers=spec.layers,
+                num_attention_heads=spec.heads, num_key_value_heads=max(1, spec.heads // 2),
+                max_position_embeddings=4096, rope_parameters={"rope_type": "default",
+                                                               "rope_theta": 1_000_000.0},
+                bos_token_id=bos, eos_token_id=eos, pad_token_id=pad)
+
+
+def _save_processor_config(out: Path, processor_class: str, **kwargs: Any) -> None:
+    """processor_config.json as the hub checkpoints ship it: the processor cannot save itself
+    without a video processor, and its init arguments (token counts) must survive the rebuild."""
+    data = {"processor_class": processor_class, **kwargs}
+    (out / "processor_config.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _build_onevision(spec: TinySpec, out: Path) -> None:
+    """LLaVA-OneVision: SigLIP (no CLS, all patches kept) + Qwen2, anyres tiles on the real 6x6
+    grid of pinpoints scaled to the tiny tile size, one newline embedding per tile-grid row."""
+    import torch
+    from transformers import (LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration,
+                              LlavaOnevisionImageProcessorPil, SiglipVisionConfig)
+
+    size = spec.image_size or 56
+    tok = build_tokenizer(ONEVISION_TOKENS, spec.vocab_size)
+    endoftext, im_end, image, video = _ids(tok, "<|endoftext|>", "<|im_end|>", "<image>",
+                                           "<video>")
+    pinpoints = [[size * i, size * j] for i in range(1, 7) for j in range(1, 7)]
+    vision = SiglipVisionConfig(hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                                num_hidden_layers=spec.vision_layers,
+                                num_attention_heads=spec.heads, image_size=size, patch_size=14,
+                                vision_use_head=False)
+    cfg = LlavaOnevisionConfig(
+        vision_config=vision, text_config=_qwen2_text(spec, tok, endoftext, im_end, endoftext),
+        image_token_index=image, video_token_index=video, vision_feature_layer=-1,
+        vision_feature_select_strategy="full", image_grid_pinpoints=pinpoints,
+        vision_aspect_ratio="anyres_max_9")
+    torch.manual_seed(spec.seed)
+    model = LlavaOnevisionForConditionalGeneration._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [im_end, endoftext])
+    image_processor = LlavaOnevisionImageProcessorPil(size={"height": size, "width": size},
+                                                      image_grid_pinpoints=pinpoints)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    image_processor.save_pretrained(out)
+    _save_processor_config(out, "LlavaOnevisionProcessor", num_image_tokens=(size // 14) ** 2,
+                           vision_feature_select_strategy="full",
+                           vision_aspect_ratio="anyres_max_9")
+
+
+def _build_internvl(spec: TinySpec, out: Path) -> None:
+    """InternVL3 (HF format): InternViT + pixel shuffle (0.5) + Qwen2; dynamic tiling into
+    1-12 tiles plus a thumbnail, (size/14 / 2)^2 image tokens per tile."""
+    import torch
+    from transformers import (GotOcr2ImageProcessorPil, InternVLConfig,
+                              InternVLForConditionalGeneration, InternVLVisionConfig)
+
+    size = spec.image_size or 56
+    if size % 28:
+        raise ConfigError(f"internvl image_size must be a multiple of 28, not {size}")
+    tok = build_tokenizer(INTERNVL_TOKENS, spec.vocab_size)
+    endoftext, im_end, context = _ids(tok, "<|endoftext|>", "<|im_end|>", "<IMG_CONTEXT>")
+    per_tile = (size // 28) ** 2  # 14-px patches, then 2x2 pixel shuffle
+    vision = InternVLVisionConfig(hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+                                  num_hidden_layers=spec.vision_layers,
+                                  num_attention_heads=spec.heads, image_size=[size, size],
+                                  patch_size=[14, 14])
+    cfg = InternVLConfig(vision_config=vision,
+                         text_config=_qwen2_text(spec, tok, endoftext, im_end, endoftext),
+                         image_token_id=context, image_seq_length=per_tile, downsample_ratio=0.5,
+                         vision_feature_layer=-1, vision_feature_select_strategy="default")
+    torch.manual_seed(spec.seed)
+    model = InternVLForConditionalGeneration._from_config(cfg, dtype=torch.float32).eval()
+    _set_generation_ids(model, tok, [im_end, endoftext])
+    image_processor = GotOcr2ImageProcessorPil(size={"height": size, "width": size},
+                                               crop_to_patches=True, min_patches=1,
+                                               max_patches=12)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    image_processor.save_pretrained(out)
+    _save_processor_config(out, "InternVLProcessor", image_seq_length=per_tile)
+
+
 _BUILDERS: dict[str, Callable[[TinySpec, Path], None]] = {
     "llava": _build_llava,
     "llava_next": lambda spec, out: _build_llava(spec, out, "next"),
     "qwen2_5_vl": lambda spec, out: _build_qwen(spec, out, "2.5"),
     "qwen2_vl": lambda spec, out: _build_qwen(spec, out, "2"),
     "gemma3": _build_gemma3,
+    "llava_onevision": _build_onevision,
+    "internvl": _build_internvl,
+    "qwen3_vl": _build_qwen3_vl,
 }
 TINY_ARCHES: tuple[str, ...] = tuple(_BUILDERS)
 

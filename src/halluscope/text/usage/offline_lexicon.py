@@ -66,7 +66,7 @@ NEGATIVE_VERBS: frozenset[str] = verb_forms("lack") | {"devoid", "absent"}
 EXISTENCE_PREDICATES: frozenset[str] = frozenset({
     "visible", "present", "seen", "shown", "found", "there", "around", "in", "spotted", "observed",
     "noticed", "apparent", "evident", "depicted", "pictured", "included", "be", "is", "are",
-    "was", "were", "exist", "exists", "appear", "appears", "captured",
+    "was", "were", "exist", "exists", "captured",
 })
 
 # --- depiction --------------------------------------------------------------------------------
@@ -177,6 +177,16 @@ GENERIC_ADJECTIVES: frozenset[str] = frozenset({"popular", "favorite", "favourit
                                                 "frequented", "known", "famous", "beloved"})
 
 # --- not the object ---------------------------------------------------------------------------
+# Verbs of posture and motion that the small English model often tags as nouns after a subject
+# noun ("A horse grazes", "a knife lie beside it", "cars queue"), producing a false noun-noun
+# compound. None of them heads a real compound with an object word in captions ("stand", "stop",
+# "park", "ride" and "rest" do, so they are left out).
+CAPTION_VERBS: frozenset[str] = verb_forms(
+    "graze", "stare", "lie", "queue", "sit", "walk", "run", "wait", "sleep", "eat", "drink",
+    "float", "swim", "jump", "watch", "hold", "carry", "pull", "perch", "lean", "chase", "climb",
+    "lick", "sniff", "roam", "wander", "look", "play", "gaze", "pose", "smile", "travel", "move",
+    "approach", "fly") | {"flies", "lies", "lay", "lays", "sat", "ran", "held", "flew"}
+
 # Compound heads naming a part (or a fixture) of the modifier's object: "the toilet seat", "the
 # car door", "the clock face" still assert the toilet, car, clock. Any other compound head means
 # the word names a kind of something else ("bus stop", "dog food", "ski lift"): not the object.

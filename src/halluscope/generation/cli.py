@@ -1,0 +1,108 @@
+"""`halluscope caption`: caption images with a VLM into a resumable run directory.
+
+>>> [c.name for c in app.registered_commands]
+['caption']
+
+Mount with `app.add_typer(caption_app)` (no name: `caption` becomes a top-level command), or run
+this module alone: `python -m halluscope.generation.cli --model DIR --images DIR --out DIR`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+import typer
+
+from halluscope.errors import ConfigError, HalluscopeError
+
+app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False,
+                  help="Caption images with a VLM.")
+
+
+@contextlib.contextmanager
+def _progress_bar() -> Iterator[tuple[Callable[[int, int], None], Callable[[int], None]]]:
+    """(on_start, advance) for a rich bar with captions/s on stderr; silent off a terminal."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    console = Console(stderr=True)
+    with Progress(TextColumn("captioning"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task("captioning", total=None, rate="")
+
+        def on_start(pending: int, skipped: int) -> None:
+            bar.update(task, total=pending)
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+            speed = bar.tasks[0].speed
+            bar.update(task, rate=f"{speed:.2f} images/s" if speed else "")
+
+        yield on_start, advance
+
+
+@app.command("caption")
+def caption_command(
+    model: str = typer.Option(..., "--model", help="Model folder or hub id."),
+    images: Optional[Path] = typer.Option(
+        None, "--images", help="Images folder: every image file, image_id from the file name "
+                               "(or the base of relative paths in --items)."),
+    items: Optional[Path] = typer.Option(
+        None, "--items", help='JSON lines {"image_id", "image": path} (instead of all images).'),
+    out: Path = typer.Option(..., "--out", help="Run directory (rerun the same command to "
+                                                "resume)."),
+    prompt: str = typer.Option("Provide a detailed description of this image.", "--prompt"),
+    max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
+    batch_size: int = typer.Option(8, "--batch-size", min=1,
+                                   help="Halved automatically on out-of-memory."),
+    dtype: Optional[str] = typer.Option(
+        None, "--dtype", help="float32, bfloat16, float16 or auto (default: float32 on CPU, "
+                              "bfloat16 on GPU)."),
+    device: Optional[str] = typer.Option(None, "--device",
+                                         help="cpu, cuda, cuda:1, ... (default: cuda if any)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N items."),
+    max_image_side: Optional[int] = typer.Option(
+        None, "--max-image-side", min=1,
+        help="Shrink images whose longer side is larger (Qwen: also max_pixels = side²)."),
+    backend: str = typer.Option("hf", "--backend", help="Generation backend."),
+) -> None:
+    """Caption images (greedy, NAME-Bench prompt) into OUT, then export OUT/captions.jsonl."""
+    from halluscope.generation.backends import load_backend
+    from halluscope.generation.captioning import caption_images, export_captions
+    from halluscope.generation.items import items_from_folder, items_from_jsonl
+
+    try:
+        if items is not None:
+            todo = items_from_jsonl(items, images)
+        elif images is not None:
+            todo = items_from_folder(images)
+        else:
+            raise ConfigError("give --images DIR, --items FILE.jsonl, or both")
+        generator = load_backend(backend, model, dtype=dtype, device=device,
+                                 max_pixels=max_image_side ** 2 if max_image_side else None)
+        with _progress_bar() as (on_start, advance):
+            summary = caption_images(generator, todo, out, prompt=prompt,
+                                     max_new_tokens=max_new_tokens, batch_size=batch_size,
+                                     progress=advance, limit=limit,
+                                     max_image_side=max_image_side, on_start=on_start)
+        counts = export_captions(out)
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    backoff = (f"; out of memory {summary.oom_backoffs}x, batch size now {summary.batch_size}"
+               if summary.oom_backoffs else "")
+    empty = f", {counts.empty} empty left out" if counts.empty else ""
+    typer.echo(f"{summary.line()}{backoff}; {counts.captions} captions in "
+               f"{Path(out) / 'captions.jsonl'}{empty}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

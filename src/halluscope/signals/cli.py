@@ -1,0 +1,87 @@
+"""`signals` command: per-mention detector signals of a caption file (thin over `extract_signals`).
+
+>>> from typer.testing import CliRunner
+>>> CliRunner().invoke(app, ["--help"]).exit_code
+0
+
+Mounting: `root.add_typer(app)` (no name) puts the command at the top level, `halluscope
+signals --model DIR ...`. torch is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Per-mention signals (attention, hidden states, logit lens) of captions.")
+
+
+def read_items(path: Path) -> list[dict[str, Any]]:
+    """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines skipped."""
+    from halluscope.errors import InputError
+
+    items = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON ({exc.msg})", path=path, line=number) from exc
+            if not isinstance(record, dict):
+                raise InputError("expected a JSON object", path=path, line=number)
+            if "image" not in record and "image_id" in record:
+                record["image"] = str(record["image_id"])
+            items.append(record)
+    return items
+
+
+@app.command("signals")
+def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub id."),
+            captions: Path = typer.Option(..., "--captions",
+                                          help="JSON lines {image_id, image, caption[, token_ids]}."),
+            images: Optional[Path] = typer.Option(None, "--images",
+                                                  help="Folder that relative image paths are in."),
+            out: Path = typer.Option(..., "--out", help="Run directory (resumable)."),
+            batch_size: int = typer.Option(4, "--batch-size", min=1),
+            dtype: str = typer.Option("float32", "--dtype", help="auto, float32, bfloat16, float16."),
+            device: str = typer.Option("cpu", "--device"),
+            limit: Optional[int] = typer.Option(None, "--limit", min=1,
+                                                help="Only the first N captions."),
+            prompt: Optional[str] = typer.Option(None, "--prompt",
+                                                 help="Prompt the captions answered (default: "
+                                                      "'Describe this image in detail.').")) -> None:
+    """One teacher-forced pass per caption; one Parquet row per object mention."""
+    from halluscope.errors import HalluscopeError
+
+    try:
+        from halluscope.models import load_adapter
+        from halluscope.signals.extract import DEFAULT_PROMPT, extract_signals
+
+        items = read_items(captions)
+        adapter = load_adapter(model, dtype=dtype, device=device, attn_implementation="sdpa")
+        done = [0]
+
+        def advance(n: int) -> None:
+            done[0] += n
+            typer.echo(f"\r{done[0]}/{min(len(items), limit or len(items))} captions", err=True,
+                       nl=False)
+
+        summary = extract_signals(adapter, items, out, prompt=prompt or DEFAULT_PROMPT,
+                                  batch_size=batch_size, limit=limit, images_dir=images,
+                                  progress=advance)
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo("", err=True)
+    for error in summary["error_items"]:
+        typer.echo(f"caption {error['caption_index']} ({error['image_id']}): {error['kind']}: "
+                   f"{error['message']}", err=True)
+    typer.echo(f"{summary['processed']} captions, {summary['mentions_written']} mention rows "
+               f"written ({summary['skipped_done']} captions already done, "
+               f"{summary['no_mentions']} without mentions, {summary['errors']} errors) -> {out}")
