@@ -104,24 +104,39 @@ def test_rows_hold_caption_tokens_and_raw_logprobs(adapters: dict[str, VLMAdapte
     assert (summary.done, summary.skipped, summary.errors) == (3, 0, 0)
     rows = open_run(tmp_path).rows()
     assert [r["key"] for r in rows] == ["1", "2", "3"] and rows[0]["image_id"] == 1
-    # Teacher-force the generated ids: log_softmax of the model's own logits at each token.
     images = [Image.open(r["image"]).convert("RGB") for r in rows]
-    batch = adapter.encode(images, [open_run(tmp_path).manifest["config"]["prompt"]] * 3,
-                           [r["token_ids"] for r in rows])
-    with torch.no_grad():
-        logprobs = torch.log_softmax(adapter.model(**batch.inputs).logits.float(), dim=-1)
+    prompts = [open_run(tmp_path).manifest["config"]["prompt"]] * 3
+    generations = adapter.generate(images, prompts, max_new_tokens=MAX_NEW_TOKENS,
+                                   return_logits=True)
     eos = HFBackend(adapter).eos_ids
-    for i, (row, item) in enumerate(zip(rows, batch.items)):
+    for row, generation in zip(rows, generations):
         ids = row["token_ids"]
+        assert ids == generation.token_ids
         assert row["num_tokens"] == len(ids) and 0 < len(ids) <= MAX_NEW_TOKENS
         assert row["caption"] == adapter.tokenizer.decode(ids, skip_special_tokens=True)
         assert row["finish_reason"] == ("eos" if ids[-1] in eos else "length")
         if row["finish_reason"] == "length":
             assert len(ids) == MAX_NEW_TOKENS
-        start, end = item.caption_span
-        expected = logprobs[i, start - 1:end - 1].gather(-1, torch.tensor(ids)[:, None])[:, 0]
-        torch.testing.assert_close(torch.tensor(row["logprobs"]), expected, atol=1e-4, rtol=0)
+        # The raw logits (before any logits processor) at each chosen token.
+        raw = torch.log_softmax(generation.logits.float(), dim=-1)
+        expected = raw.gather(-1, torch.tensor(ids)[:, None])[:, 0]
+        torch.testing.assert_close(torch.tensor(row["logprobs"]), expected, atol=1e-5, rtol=0)
         assert all(v <= 0 for v in row["logprobs"]) and row["error"] is None
+    # Teacher forcing the generated ids gives the same numbers (where the random model did not
+    # emit image tokens, which a second encode would count as image placeholders).
+    forced = [i for i, r in enumerate(rows) if adapter.image_token_id not in r["token_ids"]]
+    assert forced or family != "llava"
+    if forced:
+        batch = adapter.encode([images[i] for i in forced], [prompts[i] for i in forced],
+                               [rows[i]["token_ids"] for i in forced])
+        with torch.no_grad():
+            logprobs = torch.log_softmax(adapter.model(**batch.inputs).logits.float(), dim=-1)
+        for j, (i, item) in enumerate(zip(forced, batch.items)):
+            start, end = item.caption_span
+            ids = torch.tensor(rows[i]["token_ids"])[:, None]
+            torch.testing.assert_close(torch.tensor(rows[i]["logprobs"]),
+                                       logprobs[j, start - 1:end - 1].gather(-1, ids)[:, 0],
+                                       atol=1e-4, rtol=0)
 
 
 @pytest.mark.parametrize("family", ["llava", "qwen2_5_vl"])
@@ -390,3 +405,25 @@ def test_cli_user_errors_are_one_line(tiny_dirs: dict[str, Path], tmp_path: Path
                                       str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1].endswith("nope: images folder not found")
+    args = ["--model", str(tiny_dirs["llava"]), "--images", str(tmp_path), "--out",
+            str(tmp_path / "o")]
+    (tmp_path / "1.png").write_bytes(b"")
+    result = CliRunner().invoke(app, args + ["--dtype", "float64"])
+    assert result.exit_code == 2 and "unknown dtype 'float64'" in result.output
+    if not torch.cuda.is_available():
+        result = CliRunner().invoke(app, args + ["--device", "cuda"])
+        assert result.exit_code == 2 and "no CUDA device" in result.output
+
+
+def test_bfloat16_backend_gives_float_logprobs(tiny_dirs: dict[str, Path],
+                                               items: list[CaptionItem], tmp_path: Path) -> None:
+    from halluscope.generation import load_backend
+
+    backend = load_backend("hf", tiny_dirs["llava"], dtype="bf16", device="cpu")
+    summary = caption_images(backend, items[:2], tmp_path, max_new_tokens=4, batch_size=2)
+    assert summary.done == 2
+    config = open_run(tmp_path).manifest["config"]
+    assert config["dtype"] == "bfloat16" and config["model"] == str(tiny_dirs["llava"].resolve())
+    for row in open_run(tmp_path).rows():
+        assert len(row["logprobs"]) == row["num_tokens"] == 4
+        assert all(-30 < v <= 0 for v in row["logprobs"])

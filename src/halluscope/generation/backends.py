@@ -1,7 +1,7 @@
 """Generation backends: what turns images + prompts into token ids, text and log-probabilities.
 
->>> sorted(BACKENDS), default_dtype("cpu"), default_dtype("cuda:0")
-(['hf'], 'float32', 'bfloat16')
+>>> sorted(BACKENDS), default_dtype("cpu"), default_dtype("cuda:0"), dtype_name("bf16")
+(['hf'], 'float32', 'bfloat16', 'bfloat16')
 >>> finish_reason([5, 9, 2], eos_ids={2})
 'eos'
 >>> finish_reason([5, 9, 7], eos_ids={2})
@@ -67,6 +67,26 @@ def default_dtype(device: str) -> str:
     return "float32" if str(device).split(":")[0] == "cpu" else "bfloat16"
 
 
+_DTYPE_ALIASES: dict[str, str] = {"bf16": "bfloat16", "fp16": "float16", "half": "float16",
+                                  "fp32": "float32", "float": "float32"}
+
+
+def dtype_name(dtype: str) -> str:
+    """The adapter's dtype name for a short alias (bf16, fp16, fp32); other names unchanged."""
+    return _DTYPE_ALIASES.get(dtype.lower(), dtype.lower())
+
+
+def check_device(device: str) -> None:
+    """A ConfigError (not a CUDA traceback at model load) for an accelerator that is absent."""
+    import torch
+
+    kind = str(device).split(":")[0]
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {device!r}: no CUDA device is available here; use --device cpu")
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"device {device!r}: MPS is not available here; use --device cpu")
+
+
 def default_device() -> str:
     import torch
 
@@ -90,8 +110,9 @@ def load_backend(name: str, model: str | Path, dtype: str | None = None,
     module_name, class_name = BACKENDS[name].split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     device = device or default_device()
-    return cls.from_pretrained(model, dtype=dtype or default_dtype(device), device=device,
-                               max_pixels=max_pixels, **options)
+    check_device(device)
+    return cls.from_pretrained(model, dtype=dtype_name(dtype or default_dtype(device)),
+                               device=device, max_pixels=max_pixels, **options)
 
 
 class HFBackend:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from halluscope.models.tiny import TINY_ARCHES
+
 app = typer.Typer(help="VLM adapters and tiny test models.", no_args_is_help=True)
 
 
@@ -20,7 +22,7 @@ def _models() -> None:
 
 @app.command("make-tiny")
 def make_tiny_command(
-    arch: str = typer.Option(..., "--arch", help="llava, llava_next, qwen2_5_vl, qwen2_vl or gemma3"),
+    arch: str = typer.Option(..., "--arch", help="One of: " + ", ".join(sorted(TINY_ARCHES))),
     out: Path = typer.Option(..., "--out", help="folder to write the model to"),
     layers: int = typer.Option(2, "--layers", help="decoder layers of the language model"),
     hidden: int = typer.Option(64, "--hidden", help="hidden size (language and vision)"),

@@ -21,7 +21,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def read_items(path: Path) -> list[dict[str, Any]]:
-    """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines skipped."""
+    """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines
+    skipped; `image` defaults to the image_id."""
     from halluscope.errors import InputError
 
     items = []
@@ -43,13 +44,14 @@ def read_items(path: Path) -> list[dict[str, Any]]:
 
 @app.command("signals")
 def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub id."),
-            captions: Path = typer.Option(..., "--captions",
-                                          help="JSON lines {image_id, image, caption[, token_ids]}."),
-            images: Optional[Path] = typer.Option(None, "--images",
-                                                  help="Folder that relative image paths are in."),
+            captions: Path = typer.Option(
+                ..., "--captions", help="JSON lines {image_id, image, caption[, token_ids]}."),
+            images: Optional[Path] = typer.Option(
+                None, "--images", help="Folder that relative image paths are in."),
             out: Path = typer.Option(..., "--out", help="Run directory (resumable)."),
             batch_size: int = typer.Option(4, "--batch-size", min=1),
-            dtype: str = typer.Option("float32", "--dtype", help="auto, float32, bfloat16, float16."),
+            dtype: str = typer.Option("float32", "--dtype",
+                                      help="auto, float32, bfloat16, float16."),
             device: str = typer.Option("cpu", "--device"),
             limit: Optional[int] = typer.Option(None, "--limit", min=1,
                                                 help="Only the first N captions."),

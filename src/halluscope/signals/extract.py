@@ -225,7 +225,8 @@ def _encode_checked(run: _Run, chunk: list[Prepared]) -> tuple[Any, list[Prepare
     while chunk:
         batch = adapter.encode([p.image for p in chunk], [p.prompt for p in chunk],
                                [p.caption for p in chunk])
-        too_long = [i for i, it in enumerate(batch.items) if limit is not None and it.length > limit]
+        too_long = [i for i, it in enumerate(batch.items)
+                    if limit is not None and it.length > limit]
         if not too_long:
             return batch, chunk
         for i in too_long:

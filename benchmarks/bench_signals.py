@@ -1,0 +1,227 @@
+"""Single-pass signal extraction vs. the reference style (one eager pass per detector family).
+
+    python benchmarks/bench_signals.py [--captions 64] [--layers 32] [--hidden 256] [--threads 1]
+
+Model: tiny random LLaVA-1.5 (CLIP 336 px -> 576 image tokens), 32 text layers, hidden 256,
+4 heads; 64 captions of ~100 tokens built from COCO object words (deterministic).
+Methods, each in a fresh subprocess (so peak memory is its own):
+- `ours`: `batch_signals` — every feature of `halluscope.signals.features` from one sdpa pass with
+  the capture, plus the text-only probe's (text-only) pass;
+- `baseline`: the published detectors' way — per detector family one eager forward with full
+  `output_attentions` + `output_hidden_states`, features computed from those tensors
+  (`halluscope.signals.reference`): SVAR/VADE, Lookback Lens, PAS, DHCP, hidden probes (+ NLL /
+  entropy / HALP from the same outputs), logit lens, GLSim, and the text-only probe's pass;
+- `sdpa`: a plain sdpa forward over the same inputs, nothing captured.
+Inputs are encoded before timing; time = wall time of the model work over all captions.
+
+Peak memory: torch's CPU tensors are invisible to tracemalloc, so each worker measures resident
+memory from the kernel. After loading the model and one warm-up caption it resets the peak
+(`echo 5 > /proc/self/clear_refs`, Linux >= 4.0), notes the current RSS, runs, then reads the
+peak (VmHWM). Reported peak = VmHWM - RSS before the run: the memory the method itself needed
+on top of the loaded model and inputs. (Without clear_refs, `resource.getrusage` maxrss minus the
+RSS before the run is used, which can only under-report when loading peaked higher.) The window
+opens after `malloc_trim(0)` and before one untimed warm-up caption, so memory the warm-up leaves
+in malloc's free lists is not mistaken for the loaded baseline.
+
+Last line: `RESULT speedup=<baseline/ours time> memory_ratio=<baseline/ours peak>
+forward_ratio=<ours/sdpa time>` (targets >= 5, >= 5, <= 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+OBJECTS = ["dog", "cat", "giraffe", "bench", "car", "person", "horse", "cup", "table", "chair",
+           "pizza", "umbrella", "bus", "train", "bird", "boat", "laptop", "book", "clock", "vase"]
+WORDS = ["a", "the", "small", "large", "red", "white", "near", "on", "next", "to", "with", "is",
+         "sitting", "standing", "there", "and", "in", "front", "of", "old", "wooden"]
+
+
+def make_captions(tokenizer, n: int, target_tokens: int = 100, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    captions = []
+    for _ in range(n):
+        sentences: list[str] = []
+        while len(tokenizer(" ".join(sentences))["input_ids"]) < target_tokens:
+            words = [rng.choice(WORDS) for _ in range(rng.randint(3, 6))]
+            words.insert(rng.randint(0, len(words)), rng.choice(OBJECTS))
+            words.append(rng.choice(OBJECTS))
+            sentence = " ".join(words)
+            sentences.append(sentence[0].upper() + sentence[1:] + ".")
+        captions.append(" ".join(sentences))
+    return captions
+
+
+# ------------------------------------------------------------------------------ worker side
+def _rss_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _trim() -> None:
+    """Give freed heap memory back to the kernel (glibc), so RSS shows live memory."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
+    import resource
+
+    import torch
+    from PIL import Image
+
+    from halluscope.models import load_adapter
+    from halluscope.signals import reference as ref
+    from halluscope.signals.extract import _layouts, batch_signals
+    from halluscope.signals.features import (MentionSlot, RowLayout, SignalConfig,
+                                             encode_text_only)
+    from halluscope.text.mentions import extract_mentions
+
+    spec = json.loads(Path(data).read_text())
+    adapter = load_adapter(model_dir, dtype="float32",
+                           attn_implementation="eager" if method == "baseline" else "sdpa")
+    image = Image.open(spec["image"]).convert("RGB")
+    captions, prompt = spec["captions"], spec["prompt"]
+    chunks = [captions[i:i + batch_size] for i in range(0, len(captions), batch_size)]
+    encoded = [(adapter.encode([image] * len(c), [prompt] * len(c), c),
+                [extract_mentions(t) for t in c], [prompt] * len(c)) for c in chunks]
+    config = SignalConfig()
+    modules = adapter.modules
+
+    def baseline(batch, mentions, prompts) -> int:
+        layouts, _ = _layouts(adapter, batch, mentions, config.window)
+        n = 0
+        groups = [("svar_vade",), ("lookback",), ("pas",), ("dhcp",),
+                  ("hidden", "uncertainty"), ("logit_lens",), ("glsim",)]
+        for families in groups:
+            out = ref.eager_forward(adapter.model, batch.inputs)
+            feats = ref.reference_features(out, layouts, config, modules.final_norm,
+                                           modules.lm_head, families)
+            if "hidden" in families:
+                ref.reference_caption_features(out, layouts)
+            n = n or sum(len(v) for v in feats.values())
+            del out
+        inputs, paddings, lengths = encode_text_only(adapter, prompts,
+                                                     [it.caption_token_ids for it in batch.items])
+        text_layouts = [RowLayout(lay.row, paddings[lay.row], lengths[lay.row], (0, 0), (1, 1),
+                                  [MentionSlot(type(m.alignment)(
+                                      m.alignment.caption_token,
+                                      m.alignment.token_index - lay.prompt_length
+                                      + lengths[lay.row], m.alignment.last_caption_token,
+                                      m.alignment.window), m.token_id) for m in lay.mentions])
+                        for lay in layouts]
+        out = ref.eager_forward(adapter.model, inputs)  # the published probe reads all states
+        ref.reference_text_features(out, text_layouts, config)
+        return n
+
+    def run_one(batch, mentions, prompts) -> int:
+        if method == "ours":
+            return sum(len(m) for _, m in batch_signals(adapter, batch, mentions, prompts, config))
+        if method == "baseline":
+            return baseline(batch, mentions, prompts)
+        with torch.no_grad():
+            adapter.model(**batch.inputs, use_cache=False)
+        return 0
+
+    _trim()
+    # Peak window opens before the warm-up: memory the warm-up keeps in malloc's free lists
+    # would otherwise be counted as "before" and hide the method's own peak.
+    cleared = _reset_peak()
+    rss_before = _rss_kib("VmRSS")
+    run_one(*encoded[0])  # warm-up (allocator pools, lazy imports); not timed
+    start = time.perf_counter()
+    mentions = sum(run_one(*e) for e in encoded)
+    seconds = time.perf_counter() - start
+    peak = _rss_kib("VmHWM") if cleared else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"method": method, "seconds": seconds, "peak_mib": max(0, peak - rss_before) / 1024,
+            "rss_before_mib": rss_before / 1024, "mentions": mentions,
+            "peak_reset": cleared, "captions": len(captions)}
+
+
+# ------------------------------------------------------------------------------ driver
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--captions", type=int, default=64)
+    parser.add_argument("--layers", type=int, default=32)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--worker", choices=["ours", "baseline", "sdpa"])
+    parser.add_argument("--model")
+    parser.add_argument("--data")
+    args = parser.parse_args()
+    if args.worker:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        print(json.dumps(worker(args.worker, args.model, args.data, args.batch_size)))
+        return
+
+    from PIL import Image
+    from transformers import AutoTokenizer
+
+    from halluscope.models import make_tiny
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        model_dir = make_tiny("llava", root / "model", layers=args.layers, hidden=args.hidden,
+                              heads=args.heads, seed=0)
+        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        Image.new("RGB", (480, 360), (120, 140, 90)).save(root / "image.png")
+        captions = make_captions(tokenizer, args.captions)
+        data = root / "data.json"
+        data.write_text(json.dumps({"image": str(root / "image.png"), "captions": captions,
+                                    "prompt": "Describe this image in detail."}))
+        tokens = sum(len(tokenizer(c)["input_ids"]) for c in captions) / len(captions)
+        print(f"model: LLaVA-1.5 tiny, {args.layers} layers, hidden {args.hidden}, "
+              f"{args.heads} heads, 576 image tokens; {len(captions)} captions, "
+              f"{tokens:.0f} tokens each on average; {args.threads} thread(s), "
+              f"batch size {args.batch_size}", flush=True)
+        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
+                   MKL_NUM_THREADS=str(args.threads))
+        results = {}
+        for method in ("sdpa", "ours", "baseline"):
+            out = subprocess.run([sys.executable, __file__, "--worker", method, "--model",
+                                  str(model_dir), "--data", str(data), "--batch-size",
+                                  str(args.batch_size), "--threads", str(args.threads)],
+                                 capture_output=True, text=True, env=env, check=False)
+            if out.returncode != 0:
+                sys.exit(f"{method} worker failed:\n{out.stderr[-3000:]}")
+            results[method] = json.loads(out.stdout.strip().splitlines()[-1])
+            r = results[method]
+            print(f"{method:9s} {r['seconds']:8.2f} s  {r['seconds'] / r['captions']:6.3f} s/caption"
+                  f"  peak +{r['peak_mib']:7.1f} MiB (over {r['rss_before_mib']:.0f} MiB loaded)"
+                  f"  mentions {r['mentions']}", flush=True)
+    ours, base, sdpa = results["ours"], results["baseline"], results["sdpa"]
+    assert ours["mentions"] == base["mentions"], "both methods must cover the same mentions"
+    speedup = base["seconds"] / ours["seconds"]
+    memory = base["peak_mib"] / max(ours["peak_mib"], 1e-3)
+    forward = ours["seconds"] / sdpa["seconds"]
+    print(f"RESULT speedup={speedup:.2f} memory_ratio={memory:.2f} forward_ratio={forward:.2f}")
+
+
+if __name__ == "__main__":
+    main()
