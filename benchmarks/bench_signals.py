@@ -19,9 +19,9 @@ memory from the kernel. After loading the model and one warm-up caption it reset
 (`echo 5 > /proc/self/clear_refs`, Linux >= 4.0), notes the current RSS, runs, then reads the
 peak (VmHWM). Reported peak = VmHWM - RSS before the run: the memory the method itself needed
 on top of the loaded model and inputs. (Without clear_refs, `resource.getrusage` maxrss minus the
-RSS before the run is used, which can only under-report when loading peaked higher.) The window
-opens after `malloc_trim(0)` and before one untimed warm-up caption, so memory the warm-up leaves
-in malloc's free lists is not mistaken for the loaded baseline.
+RSS before the run is used, which can only under-report when loading peaked higher.) One untimed
+warm-up caption runs first (it also makes the memory-mapped weights resident), then
+`malloc_trim(0)` returns what it freed, so the window starts from live memory only.
 
 Last line: `RESULT speedup=<baseline/ours time> memory_ratio=<baseline/ours peak>
 forward_ratio=<ours/sdpa time>` (targets >= 5, >= 5, <= 2).
@@ -145,12 +145,13 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
             adapter.model(**batch.inputs, use_cache=False)
         return 0
 
+    # Warm-up (lazy imports, and the first touch of memory-mapped weights, which makes them
+    # resident) before the window opens; malloc_trim then hands the warm-up's freed memory back,
+    # so "before" is the live model + inputs and the peak is the method's own.
+    run_one(*encoded[0])
     _trim()
-    # Peak window opens before the warm-up: memory the warm-up keeps in malloc's free lists
-    # would otherwise be counted as "before" and hide the method's own peak.
     cleared = _reset_peak()
     rss_before = _rss_kib("VmRSS")
-    run_one(*encoded[0])  # warm-up (allocator pools, lazy imports); not timed
     start = time.perf_counter()
     mentions = sum(run_one(*e) for e in encoded)
     seconds = time.perf_counter() - start

@@ -155,7 +155,8 @@ def test_same_rows_whatever_the_batch_size(adapters: dict[str, VLMAdapter],
 # ------------------------------------------------------------------ resuming
 def test_resume_after_partial_run(adapters: dict[str, VLMAdapter], items: list[CaptionItem],
                                   reference: list[dict[str, Any]], tmp_path: Path) -> None:
-    first = caption_images(adapters["llava"], items, tmp_path, max_new_tokens=MAX_NEW_TOKENS,
+    as_dicts = [{"image_id": str(i.image_id), "image": i.image} for i in items]  # "1" -> 1
+    first = caption_images(adapters["llava"], as_dicts, tmp_path, max_new_tokens=MAX_NEW_TOKENS,
                            batch_size=2, limit=5)
     assert (first.total, first.done, first.skipped) == (5, 5, 0)
     seen: list[int] = []

@@ -189,8 +189,9 @@ def split_images(image_ids: Iterable[Any], seed: int,
 def split_codes(image_ids: np.ndarray, seed: int) -> np.ndarray:
     """Per-row split index (0 fit, 1 calibration, 2 heldout) from `split_images`.
 
-    >>> split_codes(np.array(["a", "a", "b"], dtype=object), 0).tolist()[0:2]
-    [0, 0]
+    >>> codes = split_codes(np.array(["a", "a", "b"], dtype=object), seed=0)
+    >>> codes.dtype.name, bool(codes[0] == codes[1])
+    ('int8', True)
     """
     mapping = split_images(image_ids, seed)
     index = {name: i for i, name in enumerate(SPLITS)}
@@ -254,6 +255,19 @@ def _rate(flags: np.ndarray) -> float | None:
     return float(flags.mean()) if len(flags) else None
 
 
+def empty_result(*notes: str) -> dict[str, Any]:
+    """A result with every metric None, and the reasons.
+
+    >>> empty_result("fit failed")["na_fpr"], empty_result("fit failed")["notes"]
+    (None, ['fit failed'])
+    """
+    result: dict[str, Any] = {m: None for m in METRICS}
+    result.update({"na_fpr_by_subtype": {}, "calib_flagged": None, "calib_concrete": None,
+                   "calib_target": None, "calib_within_one": None, "n_heldout": {},
+                   "notes": list(notes)})
+    return result
+
+
 def evaluate_seed(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
                   rate: float = TARGET_CONCRETE_FPR) -> dict[str, Any]:
     """One detector, one split: threshold on calibration concrete, metrics on held-out.
@@ -264,10 +278,7 @@ def evaluate_seed(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
     (0.0, None, True)
     """
     scores = np.asarray(scores, dtype=np.float64)
-    result: dict[str, Any] = {m: None for m in METRICS}
-    result.update({"na_fpr_by_subtype": {}, "calib_flagged": None, "calib_concrete": None,
-                   "calib_target": None, "calib_within_one": None, "n_heldout": {},
-                   "notes": []})
+    result = empty_result()
     notes: list[str] = result["notes"]
     bad = ~np.isfinite(scores)
     if bad.any():

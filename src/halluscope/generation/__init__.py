@@ -14,9 +14,10 @@ from halluscope.generation.backends import (BACKENDS, GeneratedText, GenerationB
                                             HFBackend, load_backend)
 from halluscope.generation.captioning import (DEFAULT_MAX_NEW_TOKENS, DEFAULT_PROMPT,
                                               CaptionSummary, caption_images, export_captions)
-from halluscope.generation.items import CaptionItem, items_from_folder, items_from_jsonl
+from halluscope.generation.items import (CaptionItem, as_items, items_from_folder,
+                                         items_from_jsonl)
 
-__all__ = ["BACKENDS", "CaptionItem", "CaptionSummary", "DEFAULT_MAX_NEW_TOKENS",
+__all__ = ["BACKENDS", "CaptionItem", "as_items", "CaptionSummary", "DEFAULT_MAX_NEW_TOKENS",
            "DEFAULT_PROMPT", "GeneratedText", "GenerationBackend", "HFBackend",
            "caption_images", "export_captions", "items_from_folder", "items_from_jsonl",
            "load_backend"]

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
 # name -> "module:Class"; the class has `from_pretrained(model, dtype=, device=, max_pixels=)`.
 BACKENDS: dict[str, str] = {"hf": "halluscope.generation.backends:HFBackend"}
-# Families whose processor takes a pixel budget (Qwen's smart_resize: h * w <= max_pixels).
-PIXEL_BUDGET_FAMILIES: frozenset[str] = frozenset({"qwen2_vl", "qwen2_5_vl"})
+# Families whose image processor resizes to a pixel budget (Qwen smart_resize: h * w <= max_pixels).
+PIXEL_BUDGET_FAMILIES: frozenset[str] = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl"})
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class HFBackend:
     """transformers generation through a `VLMAdapter` (greedy, left padding, float logits).
 
     `max_pixels` caps the pixels per image for families whose processor resizes to a pixel
-    budget (Qwen2-VL, Qwen2.5-VL); other families resize to their fixed input size anyway.
+    budget (Qwen2-VL, Qwen2.5-VL, Qwen3-VL); other families resize to their fixed input size anyway.
     """
 
     name = "hf"

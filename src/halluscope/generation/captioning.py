@@ -17,10 +17,11 @@ command skips the finished keys and captions the rest, with no duplicates. Error
 finished (use a new `--out` to retry them).
 
 Determinism: greedy decoding, and the same rows whatever the batch size. On CPU in float32 the
-logits of an item do not depend on its batch neighbours or its left padding beyond ~1e-6 for
-every supported family (tested), so no grouping by size is needed. In bf16/fp16 on a GPU,
-padding and batch shape change the kernels' reduction order, and near-tied greedy choices can
-flip: compare runs made with the same batch size there.
+logits of an item do not depend on its batch neighbours or its left padding beyond ~2e-7 for
+all eight adapter families (checked once on tiny models; the tests cover LLaVA and Qwen2.5-VL,
+whose differently sized images are left-padded), so no grouping by size is needed. In bf16/fp16
+on a GPU, padding and batch shape change the kernels' reduction order, and near-tied greedy
+choices can flip: compare runs made with the same batch size there (not checked on a GPU yet).
 
 Out of memory: a batch that does not fit is halved and retried, and later batches keep the
 smaller size; an item that does not fit alone becomes an error row.
@@ -33,11 +34,11 @@ import logging
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from halluscope.errors import ConfigError, InputError
 from halluscope.generation.backends import GeneratedText, GenerationBackend, HFBackend
-from halluscope.generation.items import CaptionItem, ImageLoadError, load_image
+from halluscope.generation.items import CaptionItem, ImageLoadError, as_items, load_image
 from halluscope.io.atomic import write_jsonl_atomic
 from halluscope.runs.store import RunStore
 
@@ -103,14 +104,16 @@ def _release_memory() -> None:
         torch.cuda.empty_cache()
 
 
-def caption_images(adapter: Any, items: Iterable[CaptionItem], out_dir: str | Path,
+def caption_images(adapter: Any, items: Iterable[CaptionItem | Mapping[str, Any]],
+                   out_dir: str | Path,
                    prompt: str = DEFAULT_PROMPT, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
                    batch_size: int = 8, progress: Callable[[int], None] | None = None,
                    limit: int | None = None, max_image_side: int | None = None,
                    on_start: Callable[[int, int], None] | None = None) -> CaptionSummary:
     """Caption `items` with greedy decoding into the run directory `out_dir` (resumable).
 
-    `adapter` is a `VLMAdapter` (run through `HFBackend`) or any `GenerationBackend`.
+    `items` are `CaptionItem`s or `{"image_id", "image": path}` dicts. `adapter` is a
+    `VLMAdapter` (run through `HFBackend`) or any `GenerationBackend`.
     `limit` keeps the first items only; `max_image_side` shrinks larger images (and sets the
     pixel budget, max_image_side², of Qwen processors). `on_start(pending, skipped)` is called
     once before generating, `progress(n)` after each batch of n items.
@@ -120,7 +123,8 @@ def caption_images(adapter: Any, items: Iterable[CaptionItem], out_dir: str | Pa
     if max_image_side is not None and max_image_side < 1:
         raise ConfigError("max_image_side must be at least 1")
     backend = _as_backend(adapter, max_image_side)
-    items = list(items)[:limit] if limit is not None else list(items)
+    items = as_items(items)
+    items = items[:limit] if limit is not None else items
     _check_unique(items)
     config = {"command": "caption", **backend.describe(), "prompt": prompt,
               "max_new_tokens": max_new_tokens, "max_image_side": max_image_side}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from halluscope.data.captions import normalise_image_id
 from halluscope.errors import InputError
@@ -122,6 +122,27 @@ def items_from_jsonl(path: str | Path, images_dir: str | Path | None = None) -> 
     if not items:
         raise InputError("no items in the file", path=path)
     return _uniform_ids(items)
+
+
+def as_items(items: Iterable[CaptionItem | Mapping[str, Any]]) -> list[CaptionItem]:
+    """`CaptionItem`s from items or `{"image_id", "image"}` dicts (ids normalised and uniform).
+
+    >>> as_items([{"image_id": "007", "image": "a/7.jpg"}])
+    [CaptionItem(image_id=7, image='a/7.jpg')]
+    """
+    result: list[CaptionItem] = []
+    for n, item in enumerate(items):
+        if isinstance(item, CaptionItem):
+            result.append(item)
+            continue
+        if not isinstance(item, Mapping) or "image_id" not in item or "image" not in item:
+            raise InputError('expected {"image_id", "image"}', item=f"item {n}")
+        try:
+            image_id = normalise_image_id(item["image_id"])
+        except ValueError as exc:
+            raise InputError(str(exc), item=f"item {n}") from None
+        result.append(CaptionItem(image_id, str(item["image"])))
+    return _uniform_ids(result)
 
 
 def _uniform_ids(items: Sequence[CaptionItem]) -> list[CaptionItem]:

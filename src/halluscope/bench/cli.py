@@ -1,0 +1,71 @@
+"""`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
+
+>>> [c.name for c in app.registered_commands]
+['evaluate']
+
+Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
+`python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from halluscope.errors import HalluscopeError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="NAME-Bench detector protocol.")
+
+
+@app.callback()
+def _bench() -> None:
+    """NAME-Bench detector protocol (splits, calibrated thresholds, FPR/TPR/AUC over seeds)."""
+
+
+@app.command("evaluate")
+def evaluate_command(
+    scores: Path = typer.Option(
+        ..., "--scores", help="Parquet, one row per mention: image_id, label (concrete / "
+                              "hallucinated / non_assertive), subtype, optional present, key "
+                              "and model, and one numeric column per detector (higher = more "
+                              "likely hallucinated)."),
+    out: Path = typer.Option(..., "--out", help="JSON report (written atomically)."),
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    detectors: Optional[str] = typer.Option(
+        None, "--detectors", help="Comma-separated score columns (default: every numeric one)."),
+    model: Optional[str] = typer.Option(
+        None, "--model", help="Keep rows of this model (needed when the file holds several)."),
+    markdown: Optional[Path] = typer.Option(None, "--markdown",
+                                            help="Also write the printed table here."),
+) -> None:
+    """Split by image, calibrate each detector at 10% concrete FPR, report held-out metrics."""
+    from halluscope.bench.protocol import evaluate_scores, load_scores, markdown_summary
+    from halluscope.io.atomic import write_json_atomic, write_text_atomic
+
+    try:
+        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        table, columns = load_scores(scores, names, model)
+        report = evaluate_scores(table, columns, seeds=tuple(range(seeds)))
+        report["scores_file"] = str(scores)
+        if model is not None:
+            report["model"] = model
+        write_json_atomic(out, report)
+        text = markdown_summary(report)
+        if markdown is not None:
+            write_text_atomic(markdown, text + "\n")
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(text)
+    typer.echo(f"wrote {out}", err=True)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The full detector protocol: per seed, fit trained detectors at each mixing budget, then score.
+
+>>> import numpy as np
+>>> from halluscope.bench.protocol import MentionTable
+>>> rng = np.random.default_rng(0)
+>>> labels = rng.choice(["concrete", "hallucinated", "non_assertive"], 300, p=[.7, .2, .1])
+>>> table = MentionTable.from_columns([str(i // 3) for i in range(300)], labels,
+...     [("hedged" if l == "non_assertive" else None) for l in labels])
+>>> features = {"nll": rng.normal(size=300) + (labels == "hallucinated"),
+...             "hidden_mid_w4": rng.normal(size=(300, 4))}
+>>> report = run_protocol(table, features, ["nll", "hidden_mid"], seeds=(0,), budgets=("0", "max"))
+>>> sorted(report["mean"]), sorted(report["mean"]["max"])
+(['0', 'max'], ['hidden_mid'])
+
+Budgets (Table 5): the number of non-assertive mentions added to the fit set as label-0
+examples, relative to the fit set's hallucinations -- "0", "10", "30", "100" (percent; capped at
+the available non-assertive fit mentions, with a note), "nat" (the natural share: non-assertive
+mentions make up `natural_share` of the training mentions, m = round(r (c + h) / (1 - r))), and
+"max" (all of them). The mixed-in mentions are the first m of the fit set's non-assertive
+mentions in a fixed random order (blake2b of seed and mention key), so budgets are nested.
+Training-free detectors, and detectors not in `mixed` (HALP by default), are evaluated at
+budget "0" only ("as published"). Rows are put in a canonical order (by mention key) first, so
+the results do not depend on the input row order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from halluscope.bench.classes import CLASSES
+from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
+                                       protocol_description, split_codes, split_counts,
+                                       summarize_seeds)
+from halluscope.detectors import DETECTOR_COLUMNS, TRAINED, get_detector
+from halluscope.errors import ConfigError, HalluscopeError, InputError
+
+BUDGETS: tuple[str, ...] = ("0", "nat", "10", "30", "100", "max")
+
+
+def budget_count(budget: str, n_halluc: int, n_training: int, n_available: int,
+                 natural_share: float | None) -> tuple[int, str | None]:
+    """How many non-assertive mentions a budget adds, and a note when it is capped.
+
+    >>> budget_count("30", 100, 500, 20, None)
+    (20, 'budget 30: 30 wanted, 20 available')
+    >>> budget_count("nat", 100, 990, 50, 0.01)
+    (10, None)
+    """
+    if budget == "0":
+        return 0, None
+    if budget == "max":
+        return n_available, None
+    if budget == "nat":
+        if natural_share is None or not 0 <= natural_share < 1:
+            raise ConfigError("budget 'nat' needs natural_share in [0, 1) (the model's share of "
+                              "non-assertive mentions, Table 1)")
+        wanted = int(round(natural_share * n_training / (1.0 - natural_share)))
+    else:
+        try:
+            percent = float(budget)
+        except ValueError:
+            raise ConfigError(f"unknown budget {budget!r}; use a percentage, 'nat' or 'max'"
+                              ) from None
+        wanted = int(round(percent / 100.0 * n_halluc))
+    if wanted > n_available:
+        return n_available, f"budget {budget}: {wanted} wanted, {n_available} available"
+    return wanted, None
+
+
+def _mix_order(keys: np.ndarray, seed: int) -> np.ndarray:
+    digests = [hashlib.blake2b(f"{seed}:mix:{k}".encode("utf-8"), digest_size=8).digest()
+               for k in keys]
+    return np.array(sorted(range(len(keys)), key=lambda i: (digests[i], keys[i])), dtype=np.int64)
+
+
+def _take(features: Mapping[str, np.ndarray], columns: Sequence[str], rows: np.ndarray
+          ) -> dict[str, np.ndarray]:
+    return {c: np.asarray(features[c])[rows] for c in columns if c in features}
+
+
+def _canonical(table: MentionTable, features: Mapping[str, np.ndarray]
+               ) -> tuple[MentionTable, dict[str, np.ndarray]]:
+    keys = table.mention_keys()
+    order = np.argsort(keys.astype(str), kind="stable")
+    reordered = MentionTable(
+        image_id=table.image_id[order], label=table.label[order], subtype=table.subtype[order],
+        present=None if table.present is None else table.present[order], key=keys[order])
+    return reordered, {c: np.asarray(v)[order] for c, v in features.items()}
+
+
+def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
+                 detectors: Sequence[str] | Mapping[str, Mapping[str, Any]],
+                 seeds: Sequence[int] = DEFAULT_SEEDS, budgets: Sequence[str] = ("0",),
+                 natural_share: float | None = None, mixed: Sequence[str] = TRAINED,
+                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Fit, score and evaluate `detectors` (names, or {name: options}) on every seed and budget.
+
+    Returns {"per_seed": [{seed, split_counts, budgets: {budget: {n_mixed, notes, detectors:
+    {name: result}}}}], "mean": {budget: {name: summary}}, "timings": {name: seconds}, ...}.
+    A detector that fails on bad features gets a result with every metric None and the reason.
+    """
+    options = dict(detectors) if isinstance(detectors, Mapping) else {d: {} for d in detectors}
+    for name in options:
+        if name not in DETECTOR_COLUMNS:
+            get_detector(name)  # raises the "unknown detector" error
+    for budget in budgets:
+        if budget not in BUDGETS and budget != "0":
+            budget_count(budget, 1, 1, 1, natural_share)  # validates percentages
+    for name, values in features.items():
+        if len(values) != len(table):
+            raise InputError(f"feature column {name!r} has {len(values)} rows, table "
+                             f"{len(table)}")
+    table, features = _canonical(table, features)
+    say = progress or (lambda message: None)
+    timings: dict[str, float] = {}
+    fixed_scores: dict[str, np.ndarray | str] = {}
+    per_seed = []
+    for seed in seeds:
+        codes = split_codes(table.image_id, seed)
+        fit_rows = codes == 0
+        scored = codes != 0
+        halluc = table.label == "hallucinated"
+        train_base = np.flatnonzero(fit_rows & (table.label != "non_assertive"))
+        na_fit = np.flatnonzero(fit_rows & (table.label == "non_assertive"))
+        na_fit = na_fit[_mix_order(table.key[na_fit], seed)]
+        seed_out: dict[str, Any] = {"seed": int(seed),
+                                    "split_counts": split_counts(table, codes), "budgets": {}}
+        for budget in budgets:
+            m, note = budget_count(budget, int((fit_rows & halluc).sum()), len(train_base),
+                                   len(na_fit), natural_share)
+            rows = np.sort(np.concatenate([train_base, na_fit[:m]]))
+            y = halluc[rows].astype(np.int64)
+            results: dict[str, Any] = {}
+            for name, opts in options.items():
+                detector = get_detector(name, **opts)
+                if not detector.trained or name not in mixed:
+                    if budget != "0":
+                        continue
+                if not detector.trained:
+                    # Seed-independent: score once, reuse for every seed.
+                    if name not in fixed_scores:
+                        start = time.perf_counter()
+                        try:
+                            fixed_scores[name] = detector.score(_take(features, detector.columns,
+                                                                      np.arange(len(table))))
+                        except HalluscopeError as exc:
+                            fixed_scores[name] = str(exc)
+                        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+                    scores = fixed_scores[name]
+                else:
+                    if hasattr(detector, "seed"):
+                        detector.seed = int(seed)
+                    say(f"seed {seed} budget {budget}: fitting {name} on {len(rows)} mentions")
+                    start = time.perf_counter()
+                    try:
+                        detector.fit(_take(features, detector.columns, rows), y)
+                        scores = np.zeros(len(table))
+                        scores[scored] = detector.score(_take(features, detector.columns,
+                                                              np.flatnonzero(scored)))
+                    except HalluscopeError as exc:
+                        scores = str(exc)
+                    timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+                results[name] = (empty_result(scores) if isinstance(scores, str)
+                                 else evaluate_seed(scores, table, codes))
+            seed_out["budgets"][budget] = {"n_mixed": int(m), "notes": [note] if note else [],
+                                           "detectors": results}
+        per_seed.append(seed_out)
+    mean = {}
+    for budget in budgets:
+        names = [n for n in options if n in per_seed[0]["budgets"][budget]["detectors"]]
+        mean[budget] = {n: summarize_seeds([s["budgets"][budget]["detectors"][n]
+                                            for s in per_seed]) for n in names}
+    return {"protocol": protocol_description(), "n_mentions": len(table),
+            "n_images": len(set(table.image_id.tolist())),
+            "class_counts": {c: int((table.label == c).sum()) for c in CLASSES},
+            "seeds": [int(s) for s in seeds], "budgets": list(budgets),
+            "natural_share": natural_share, "per_seed": per_seed, "mean": mean,
+            "timings": timings}

@@ -1,0 +1,122 @@
+"""Training-free detectors (NAME-Bench Table 8, top): a score from the model, nothing fitted.
+
+>>> import numpy as np
+>>> attention = np.full((2, 32, 4), 0.3, dtype=np.float32); attention[1] = 0.1
+>>> SVAR().score({"image_attention": attention}).round(2).tolist()   # less image attention
+[-4.2, -1.4]
+
+Differences from the original methods, on purpose (the paper's summary is implemented):
+- SVAR (Jiang et al. 2025b) as published trains a small classifier on per-head visual attention
+  ratios; the paper uses the training-free summary: minus the image-attention mass at the
+  generation step, head-mean, summed over the middle layers 5..18 (of 32, scaled to depth).
+- VADE (Prabhakaran et al. 2025) as published is a trained sequence model over attention maps;
+  here it is VisAttnAgg: minus the mean image-attention mass over layers, heads and W4.
+- PAS is read as the paper's summary says: the layer-0 attention mass of the object's generation
+  step on the previously generated caption tokens, mean over heads, higher = more hallucinated
+  (more reliance on the text already written, less on the image).
+- GLSim uses the extractor's two components with the official weight 0.6 (`glsim_score` is the
+  same number; reading the parts keeps the weight adjustable).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from halluscope.detectors.base import FeatureTable, TrainingFree, feature, scaled_layers
+
+
+class SVAR(TrainingFree):
+    """-sum over middle layers of head-mean image attention at the generation step.
+
+    `layers` (0-based attention layers) defaults to 5..18 of 32 scaled to the model's depth
+    (`scaled_layers`), e.g. 4..16 for a 28-layer model and 6..20 for a 36-layer one.
+    """
+
+    def __init__(self, name: str = "svar", columns: Sequence[str] = ("image_attention",),
+                 layers: Sequence[int] | None = None):
+        super().__init__(name, columns)
+        self.layers = tuple(layers) if layers is not None else None
+
+    def score(self, features: FeatureTable) -> np.ndarray:
+        attention = feature(features, self.columns[0], ndim=2, detector=self.name)  # (n, L, H)
+        layers = self.layers or scaled_layers(5, 18, 32, attention.shape[1])
+        return -attention[:, list(layers)].mean(axis=2, dtype=np.float64).sum(axis=1)
+
+
+class VADE(TrainingFree):
+    """-mean image attention over layers, heads and the W4 window (VisAttnAgg)."""
+
+    def __init__(self, name: str = "vade", columns: Sequence[str] = ("image_attention_w4",)):
+        super().__init__(name, columns)
+
+    def score(self, features: FeatureTable) -> np.ndarray:
+        attention = feature(features, self.columns[0], ndim=2, detector=self.name)
+        return -attention.mean(axis=(1, 2), dtype=np.float64)
+
+
+class _Scalar(TrainingFree):
+    """A scalar feature, times `sign` (-1 for scores defined with low = hallucinated)."""
+
+    sign = 1.0
+
+    def score(self, features: FeatureTable) -> np.ndarray:
+        return self.sign * feature(features, self.columns[0], ndim=0,
+                                   detector=self.name).astype(np.float64)
+
+
+class InternalConfidence(_Scalar):
+    """-(max over layers and image tokens of the object's logit-lens probability)."""
+
+    sign = -1.0
+
+    def __init__(self, name: str = "internal_confidence",
+                 columns: Sequence[str] = ("internal_confidence",)):
+        super().__init__(name, columns)
+
+
+class NLL(_Scalar):
+    """-log p(object token) at its generation step (uncertain = more likely hallucinated)."""
+
+    def __init__(self, name: str = "nll", columns: Sequence[str] = ("nll",)):
+        super().__init__(name, columns)
+
+
+class Entropy(_Scalar):
+    """Entropy of the next-token distribution at the object's generation step."""
+
+    def __init__(self, name: str = "entropy", columns: Sequence[str] = ("entropy",)):
+        super().__init__(name, columns)
+
+
+class Position(_Scalar):
+    """Position-only baseline: the object token's index in the caption (later = higher)."""
+
+    def __init__(self, name: str = "position", columns: Sequence[str] = ("caption_token_index",)):
+        super().__init__(name, columns)
+
+
+class GLSim(TrainingFree):
+    """-(weight * global + (1 - weight) * local similarity); official weight 0.6."""
+
+    def __init__(self, name: str = "glsim",
+                 columns: Sequence[str] = ("glsim_global", "glsim_local"), weight: float = 0.6):
+        super().__init__(name, columns)
+        self.weight = weight
+
+    def score(self, features: FeatureTable) -> np.ndarray:
+        g = feature(features, self.columns[0], ndim=0, detector=self.name).astype(np.float64)
+        local = feature(features, self.columns[1], ndim=0, detector=self.name).astype(np.float64)
+        return -(self.weight * g + (1.0 - self.weight) * local)
+
+
+class PAS(TrainingFree):
+    """Head-mean layer-0 attention on previously generated tokens (higher = hallucinated)."""
+
+    def __init__(self, name: str = "pas", columns: Sequence[str] = ("pas_attention",)):
+        super().__init__(name, columns)
+
+    def score(self, features: FeatureTable) -> np.ndarray:
+        attention = feature(features, self.columns[0], ndim=1, detector=self.name)
+        return attention.mean(axis=1, dtype=np.float64)
