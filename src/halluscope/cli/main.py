@@ -228,9 +228,11 @@ def _mount_subcommands() -> None:
     """Sub-apps live beside the code they drive; their modules import torch only when run."""
     from halluscope.models.cli import app as models_app
 
+    from halluscope.generation.cli import app as caption_app
     from halluscope.prism.cli import app as prism_app
 
     app.add_typer(models_app, name="models", help="Tiny random-weight VLMs for tests and demos.")
+    app.add_typer(caption_app)  # its single command is `halluscope caption`
     app.add_typer(prism_app, name="prism",
                   help="HalluPrism: signatures, profiles, abstention and routing.")
 
