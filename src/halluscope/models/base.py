@@ -252,6 +252,19 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+# transformers 5.x lays out every supported family alike: the top model holds `model` (vision
+# tower, projector, `language_model`) and `lm_head`. Families differ at most in the vision tower.
+TRANSFORMERS5_MODULES = ModuleMap(
+    language_model="model.language_model",
+    layers="model.language_model.layers",
+    attention="self_attn",
+    final_norm="model.language_model.norm",
+    lm_head="lm_head",
+    embed_tokens="model.language_model.embed_tokens",
+    vision_tower="model.vision_tower",
+)
+
+
 class VLMAdapter:
     """A loaded VLM of one family: model, processor, tokenizer and the family's module map.
 

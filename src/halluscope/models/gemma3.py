@@ -14,17 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from halluscope.models.base import ModuleMap, VLMAdapter
+from halluscope.models.base import TRANSFORMERS5_MODULES, VLMAdapter
 
-GEMMA3_MODULES = ModuleMap(
-    language_model="model.language_model",
-    layers="model.language_model.layers",
-    attention="self_attn",
-    final_norm="model.language_model.norm",
-    lm_head="lm_head",
-    embed_tokens="model.language_model.embed_tokens",
-    vision_tower="model.vision_tower",
-)
+GEMMA3_MODULES = TRANSFORMERS5_MODULES
 
 
 class Gemma3Adapter(VLMAdapter):

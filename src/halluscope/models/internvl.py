@@ -17,20 +17,12 @@ rebuilt (image_seq_length read from processor_config.json).
 
 from __future__ import annotations
 
-from halluscope.models.base import ModuleMap, VLMAdapter
+from halluscope.models.base import TRANSFORMERS5_MODULES, VLMAdapter
 from halluscope.models.llava_onevision import SavedProcessorArgs
 
 # transformers 5.x: `model` (InternVLModel: vision_tower = InternVLVisionModel,
 # multi_modal_projector, language_model = Qwen2Model or Qwen3Model) and `lm_head`.
-INTERNVL_MODULES = ModuleMap(
-    language_model="model.language_model",
-    layers="model.language_model.layers",
-    attention="self_attn",
-    final_norm="model.language_model.norm",
-    lm_head="lm_head",
-    embed_tokens="model.language_model.embed_tokens",
-    vision_tower="model.vision_tower",
-)
+INTERNVL_MODULES = TRANSFORMERS5_MODULES
 
 
 class InternVLAdapter(SavedProcessorArgs, VLMAdapter):

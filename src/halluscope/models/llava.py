@@ -9,19 +9,11 @@ Prompt layout: "USER: <image>\\n{prompt} ASSISTANT:" with <s> first; the process
 
 from __future__ import annotations
 
-from halluscope.models.base import ModuleMap, VLMAdapter
+from halluscope.models.base import TRANSFORMERS5_MODULES, VLMAdapter
 
 # transformers 5.x layout: the top model holds `model` (LlavaModel: vision_tower,
 # multi_modal_projector, language_model = LlamaModel) and `lm_head`.
-LLAVA_MODULES = ModuleMap(
-    language_model="model.language_model",
-    layers="model.language_model.layers",
-    attention="self_attn",
-    final_norm="model.language_model.norm",
-    lm_head="lm_head",
-    embed_tokens="model.language_model.embed_tokens",
-    vision_tower="model.vision_tower",
-)
+LLAVA_MODULES = TRANSFORMERS5_MODULES
 
 
 class LlavaAdapter(VLMAdapter):

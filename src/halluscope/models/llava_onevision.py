@@ -19,19 +19,11 @@ import json
 from typing import Any, ClassVar
 
 from halluscope.errors import ConfigError
-from halluscope.models.base import ModuleMap, VLMAdapter, _import
+from halluscope.models.base import TRANSFORMERS5_MODULES, VLMAdapter, _import
 
 # transformers 5.x: `model` (LlavaOnevisionModel: vision_tower = SiglipVisionModel,
 # multi_modal_projector, image_newline, language_model = Qwen2Model) and `lm_head`.
-ONEVISION_MODULES = ModuleMap(
-    language_model="model.language_model",
-    layers="model.language_model.layers",
-    attention="self_attn",
-    final_norm="model.language_model.norm",
-    lm_head="lm_head",
-    embed_tokens="model.language_model.embed_tokens",
-    vision_tower="model.vision_tower",
-)
+ONEVISION_MODULES = TRANSFORMERS5_MODULES
 
 
 def saved_processor_kwargs(path_or_id: str, names: tuple[str, ...]) -> dict[str, Any]:

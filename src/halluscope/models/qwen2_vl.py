@@ -12,18 +12,12 @@ torchvision; without it the processor is rebuilt with no video processor.
 
 from __future__ import annotations
 
-from halluscope.models.base import ModuleMap, VLMAdapter
+from dataclasses import replace
+
+from halluscope.models.base import TRANSFORMERS5_MODULES, VLMAdapter
 
 # transformers 5.x: `model` (…VLModel: visual, language_model = …TextModel) and `lm_head`.
-QWEN_VL_MODULES = ModuleMap(
-    language_model="model.language_model",
-    layers="model.language_model.layers",
-    attention="self_attn",
-    final_norm="model.language_model.norm",
-    lm_head="lm_head",
-    embed_tokens="model.language_model.embed_tokens",
-    vision_tower="model.visual",
-)
+QWEN_VL_MODULES = replace(TRANSFORMERS5_MODULES, vision_tower="model.visual")
 
 
 class Qwen2_5_VLAdapter(VLMAdapter):
