@@ -230,9 +230,11 @@ def _mount_subcommands() -> None:
 
     from halluscope.generation.cli import app as caption_app
     from halluscope.prism.cli import app as prism_app
+    from halluscope.signals.cli import app as signals_app
 
     app.add_typer(models_app, name="models", help="Tiny random-weight VLMs for tests and demos.")
-    app.add_typer(caption_app)  # its single command is `halluscope caption`
+    app.add_typer(caption_app)  # single-command sub-apps: `halluscope caption`, `... signals`
+    app.add_typer(signals_app)
     app.add_typer(prism_app, name="prism",
                   help="HalluPrism: signatures, profiles, abstention and routing.")
 

@@ -57,7 +57,7 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
                                                 help="Only the first N captions."),
             prompt: Optional[str] = typer.Option(None, "--prompt",
                                                  help="Prompt the captions answered (default: "
-                                                      "'Describe this image in detail.').")) -> None:
+                                                      "NAME-Bench's 'Provide a detailed description of this image.').")) -> None:
     """One teacher-forced pass per caption; one Parquet row per object mention."""
     from halluscope.errors import HalluscopeError
 

@@ -1,6 +1,7 @@
 """Per-mention signals for a caption file: one teacher-forced pass per caption, into a RunStore.
 
 >>> from halluscope.errors import InputError
+from halluscope.generation.captioning import DEFAULT_PROMPT  # NAME-Bench's prompt
 >>> _error_kind(FileNotFoundError("x")), _error_kind(InputError("too long")), _error_kind(OSError())
 ('missing_image', 'input_error', 'corrupt_image')
 
@@ -41,8 +42,6 @@ from halluscope.signals.features import (FeatureCollector, MentionSlot, RowLayou
 if TYPE_CHECKING:
     from halluscope.models.base import EncodedBatch, VLMAdapter
     from halluscope.text.mentions import Mention
-
-DEFAULT_PROMPT = "Describe this image in detail."
 
 
 @dataclass
