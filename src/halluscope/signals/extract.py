@@ -1,7 +1,6 @@
 """Per-mention signals for a caption file: one teacher-forced pass per caption, into a RunStore.
 
 >>> from halluscope.errors import InputError
-from halluscope.generation.captioning import DEFAULT_PROMPT  # NAME-Bench's prompt
 >>> _error_kind(FileNotFoundError("x")), _error_kind(InputError("too long")), _error_kind(OSError())
 ('missing_image', 'input_error', 'corrupt_image')
 
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from halluscope.errors import InputError
+from halluscope.generation.captioning import DEFAULT_PROMPT  # NAME-Bench's prompt
 from halluscope.io.atomic import write_json_atomic
 from halluscope.runs.store import RunStore
 from halluscope.signals.alignment import TokenAlignment, align_mentions
