@@ -12,7 +12,7 @@ from halluscope.text.usage.base import SUBTYPES
 
 def test_embedded_demo_covers_every_class_and_subtype(tmp_path):
     printed = []
-    run_demo(tmp_path, echo=printed.append)
+    run_demo(tmp_path, echo=printed.append, model=False)
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["n_captions"] >= 30 and summary["n_judge_failures"] == 0
     assert all(summary["counts"]["class"][c] > 0 for c in CLASSES)
@@ -25,6 +25,27 @@ def test_embedded_demo_covers_every_class_and_subtype(tmp_path):
     assert len(mentions) == summary["n_mentions"]
     assert "Usage-aware hallucination report" in printed[0]
     assert "Mentions that are not claims" in printed[1]
+
+
+def test_model_demo_captions_and_extracts_signals(tmp_path):
+    from halluscope.demo.model_demo import run_model_demo
+
+    printed = []
+    result = run_model_demo(tmp_path, echo=printed.append, images=3, layers=2, hidden=32,
+                            max_new_tokens=8)
+    assert result["captioning"].done == 3 and result["captioning"].errors == 0
+    assert (tmp_path / "captioning" / "captions.jsonl").is_file()
+    signals = result["signals"]
+    assert signals["errors"] == 0 and signals["processed"] == 3
+    rows = [r for shard in sorted((tmp_path / "signals" / "mentions").glob("*.parquet"))
+            for r in pq.read_table(shard).to_pylist()]
+    assert len(rows) == signals["mentions_written"] > 0
+    assert all(0.0 <= sum(map(sum, r["image_attention"])) for r in rows)
+    assert "teacher-forced" in printed[-1]
+    # a rerun resumes: nothing is redone
+    again = run_model_demo(tmp_path, echo=printed.append, images=3, layers=2, hidden=32,
+                           max_new_tokens=8)
+    assert again["captioning"].skipped == 3 and again["signals"]["skipped_done"] == 3
 
 
 @pytest.mark.slow

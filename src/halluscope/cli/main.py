@@ -216,12 +216,15 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
          data_root: Optional[Path] = typer.Option(
              None, "--data-root",
              help="Run on the real caption sets under DATA_ROOT/captions instead of the "
-                  "embedded default (e.g. ../shared/data).")) -> None:
+                  "embedded default (e.g. ../shared/data)."),
+         model: bool = typer.Option(True, "--model/--no-model",
+                                    help="Also caption and extract signals with a tiny model.")
+         ) -> None:
     """Run the main job end to end: embedded default data, or the real caption sets."""
     from halluscope.demo.run import run_demo
 
     with _user_errors():
-        run_demo(out, data_root, echo=typer.echo)
+        run_demo(out, data_root, echo=typer.echo, model=model)
 
 
 def _mount_subcommands() -> None:

@@ -15,8 +15,12 @@ from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
 
 
 def run_demo(out: str | Path, data_root: str | Path | None = None,
-             echo: Callable[[str], None] = print) -> dict:
-    """Embedded default (no network, nothing from ../shared) unless `data_root` is given."""
+             echo: Callable[[str], None] = print, model: bool = True) -> dict:
+    """Embedded default (no network, nothing from ../shared) unless `data_root` is given.
+
+    With `model` (default), the embedded demo also runs the model side on a tiny random LLaVA:
+    captioning generated images, then signal extraction (`halluscope.demo.model_demo`).
+    """
     from halluscope.jobs import usage_report_job
     from halluscope.report.markdown import markdown_table, usage_summary_markdown
     from halluscope.text.usage import get_judge
@@ -33,7 +37,12 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
         echo(usage_summary_markdown(summary))
         echo(_mentions_not_claimed(out / "report" / "mentions.parquet", captions))
         echo(f"inputs in {out / 'inputs'}, report in {out / 'report'}")
-        return {"demo": summary}
+        result = {"demo": summary}
+        if model:
+            from halluscope.demo.model_demo import run_model_demo
+
+            result["model"] = run_model_demo(out / "model", echo=echo)
+        return result
 
     root = Path(data_root)
     caption_files = sorted((root / "captions").glob("*.jsonl"))

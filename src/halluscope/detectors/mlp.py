@@ -81,7 +81,8 @@ class _MLPDetector:
     def _prepare(self, features: FeatureTable) -> np.ndarray:
         x = flat_matrix(features, self.columns, self.name)
         if self._mean is not None:
-            x = (x - self._mean) / self._std
+            x = x - self._mean
+            x /= self._std
         return x
 
     def _batches(self, y: np.ndarray, generator: Any) -> list[Any]:
@@ -107,7 +108,8 @@ class _MLPDetector:
             self._mean = x.mean(axis=0, dtype=np.float64).astype(np.float32)
             std = x.std(axis=0, dtype=np.float64).astype(np.float32)
             self._std = np.where(std > 0, std, 1.0).astype(np.float32)  # constant inputs stay 0
-            x = (x - self._mean) / self._std
+            x = x - self._mean  # a new array: the caller's features are never modified
+            x /= self._std
         else:
             self._mean = self._std = None
         generator = torch.Generator().manual_seed(self.seed)

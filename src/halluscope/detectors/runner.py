@@ -82,10 +82,21 @@ def _take(features: Mapping[str, np.ndarray], columns: Sequence[str], rows: np.n
     return {c: np.asarray(features[c])[rows] for c in columns if c in features}
 
 
+def _score_rows(detector: Any, features: Mapping[str, np.ndarray], rows: np.ndarray,
+                chunk: int = 4096) -> np.ndarray:
+    """Scores of `rows`, a chunk at a time (bounds the memory of copies of large features)."""
+    parts = [detector.score(_take(features, detector.columns, rows[start:start + chunk]))
+             for start in range(0, len(rows), chunk)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def _canonical(table: MentionTable, features: Mapping[str, np.ndarray]
                ) -> tuple[MentionTable, dict[str, np.ndarray]]:
     keys = table.mention_keys()
     order = np.argsort(keys.astype(str), kind="stable")
+    if (order == np.arange(len(order))).all():  # already canonical: no copy of big features
+        return MentionTable(table.image_id, table.label, table.subtype, table.present,
+                            keys), dict(features)
     reordered = MentionTable(
         image_id=table.image_id[order], label=table.label[order], subtype=table.subtype[order],
         present=None if table.present is None else table.present[order], key=keys[order])
@@ -145,8 +156,8 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                     if name not in fixed_scores:
                         start = time.perf_counter()
                         try:
-                            fixed_scores[name] = detector.score(_take(features, detector.columns,
-                                                                      np.arange(len(table))))
+                            fixed_scores[name] = _score_rows(detector, features,
+                                                             np.arange(len(table)))
                         except HalluscopeError as exc:
                             fixed_scores[name] = str(exc)
                         timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
@@ -159,8 +170,8 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                     try:
                         detector.fit(_take(features, detector.columns, rows), y)
                         scores = np.zeros(len(table))
-                        scores[scored] = detector.score(_take(features, detector.columns,
-                                                              np.flatnonzero(scored)))
+                        scores[scored] = _score_rows(detector, features,
+                                                     np.flatnonzero(scored))
                     except HalluscopeError as exc:
                         scores = str(exc)
                     timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
