@@ -86,10 +86,10 @@ class MentionTable:
                      ) -> "MentionTable":
         """Validate and build; bad values raise `InputError` naming `source` and the row.
 
-        >>> MentionTable.from_columns(["1"], ["concret"])
+        >>> MentionTable.from_columns(["1"], ["concret"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        halluscope.errors.InputError: [row 0]: label 'concret' is not one of concrete, hallucinated, non_assertive
+        halluscope.errors.InputError: [row 0]: label 'concret' is not one of concrete, ...
         """
         ids = list(image_id)
         labels = list(label)

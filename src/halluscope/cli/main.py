@@ -231,6 +231,7 @@ def _mount_subcommands() -> None:
     """Sub-apps live beside the code they drive; their modules import torch only when run."""
     from halluscope.models.cli import app as models_app
 
+    from halluscope.bench.cli import app as bench_app
     from halluscope.generation.cli import app as caption_app
     from halluscope.prism.cli import app as prism_app
     from halluscope.signals.cli import app as signals_app
@@ -238,6 +239,8 @@ def _mount_subcommands() -> None:
     app.add_typer(models_app, name="models", help="Tiny random-weight VLMs for tests and demos.")
     app.add_typer(caption_app)  # single-command sub-apps: `halluscope caption`, `... signals`
     app.add_typer(signals_app)
+    app.add_typer(bench_app, name="bench",
+                  help="NAME-Bench protocol: calibrated FPR/TPR and AUCs of detector scores.")
     app.add_typer(prism_app, name="prism",
                   help="HalluPrism: signatures, profiles, abstention and routing.")
 

@@ -62,10 +62,10 @@ class Detector(Protocol):
 def feature(features: FeatureTable, column: str, ndim: int | None, detector: str) -> np.ndarray:
     """`features[column]` as float32, with `ndim` axes after the mention axis (None: any).
 
-    >>> feature({"nll": np.zeros((3, 2))}, "nll", ndim=0, detector="nll")
+    >>> feature({"nll": np.zeros((3, 2))}, "nll", ndim=0, detector="nll")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    halluscope.errors.InputError: [nll]: feature 'nll' has shape (3, 2); expected (n,) per mention: -log p(object token)
+    halluscope.errors.InputError: [nll]: feature 'nll' has shape (3, 2); expected (n,) per ...
     """
     if column not in features:
         have = ", ".join(sorted(features)) or "none"

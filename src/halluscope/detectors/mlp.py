@@ -5,11 +5,12 @@
 >>> y = np.repeat([0, 1], 64)
 >>> x = rng.normal(size=(128, 2, 2, 36)).astype(np.float32); x[:, 0, 0, 0] += 3 * y
 >>> d = DHCP(epochs=5, hidden=(16, 8)).fit({"dhcp_attention": x}, y)
->>> bool(d.score({"dhcp_attention": x})[y == 1].mean() > d.score({"dhcp_attention": x})[y == 0].mean())
+>>> s = d.score({"dhcp_attention": x})
+>>> bool(s[y == 1].mean() > s[y == 0].mean())
 True
 
-Both use Adam (learning rate 1e-3) and binary cross-entropy on one logit; the score is the
-sigmoid of that logit.
+Both use Adam (learning rate 1e-3; torch's fused implementation) and binary cross-entropy on
+one logit; the score is the sigmoid of that logit.
 - DHCP: input = attention to the 6x6-pooled image grid of every layer and head, flattened
   (L*H*36); standardised with fit-set mean and standard deviation; MLP 512-128 with ReLU;
   100 epochs of batches of 1024 drawn by class-balanced sampling (each epoch draws n mentions
@@ -40,6 +41,16 @@ def _torch() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ConfigError("DHCP and HALP need torch") from exc
     return torch
+
+
+def _adam(torch: Any, parameters: Any, lr: float) -> Any:
+    """Adam, fused where torch supports it: the same update, about twice as fast on CPU
+    (the per-parameter loop of the default implementation dominates small-batch steps)."""
+    parameters = list(parameters)
+    try:
+        return torch.optim.Adam(parameters, lr=lr, fused=True)
+    except (RuntimeError, TypeError):  # pragma: no cover - older torch or unsupported device
+        return torch.optim.Adam(parameters, lr=lr)
 
 
 class _MLPDetector:
@@ -117,7 +128,7 @@ class _MLPDetector:
             # Weight initialisation and dropout use the global generator: seed it locally.
             torch.manual_seed(self.seed)
             net = self._network(x.shape[1]).to(self.device)
-            optimizer = torch.optim.Adam(net.parameters(), lr=self.lr)
+            optimizer = _adam(torch, net.parameters(), self.lr)
             loss_fn = torch.nn.BCEWithLogitsLoss()
             xt = torch.from_numpy(np.ascontiguousarray(x)).to(self.device)
             yt = torch.from_numpy(y.astype(np.float32)).to(self.device)

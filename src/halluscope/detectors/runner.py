@@ -34,7 +34,7 @@ import numpy as np
 from halluscope.bench.classes import CLASSES
 from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
                                        protocol_description, split_codes, split_counts,
-                                       summarize_seeds)
+                                       split_images, summarize_seeds)
 from halluscope.detectors import DETECTOR_COLUMNS, TRAINED, get_detector
 from halluscope.errors import ConfigError, HalluscopeError, InputError
 
@@ -110,7 +110,7 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Fit, score and evaluate `detectors` (names, or {name: options}) on every seed and budget.
 
-    Returns {"per_seed": [{seed, split_counts, budgets: {budget: {n_mixed, notes, detectors:
+    Returns {"per_seed": [{seed, splits, split_counts, budgets: {budget: {n_mixed, notes, detectors:
     {name: result}}}}], "mean": {budget: {name: summary}}, "timings": {name: seconds}, ...}.
     A detector that fails on bad features gets a result with every metric None and the reason.
     """
@@ -138,7 +138,7 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
         train_base = np.flatnonzero(fit_rows & (table.label != "non_assertive"))
         na_fit = np.flatnonzero(fit_rows & (table.label == "non_assertive"))
         na_fit = na_fit[_mix_order(table.key[na_fit], seed)]
-        seed_out: dict[str, Any] = {"seed": int(seed),
+        seed_out: dict[str, Any] = {"seed": int(seed), "splits": split_images(table.image_id, seed),
                                     "split_counts": split_counts(table, codes), "budgets": {}}
         for budget in budgets:
             m, note = budget_count(budget, int((fit_rows & halluc).sum()), len(train_base),

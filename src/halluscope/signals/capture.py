@@ -105,8 +105,13 @@ def masked_scores(query: "torch.Tensor", key: "torch.Tensor", positions: "torch.
     import torch
 
     q = query[:, positions].float()
-    k = _repeat_kv(key, q.shape[0]).float()
-    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    heads, n, d = q.shape
+    kv_heads = key.shape[0]
+    k = key.float()
+    # Grouped-query attention without materialising repeated keys: the g query heads of one
+    # kv head are consecutive (repeat_kv order), so they share one batched matmul.
+    scores = torch.matmul(q.reshape(kv_heads, (heads // kv_heads) * n, d),
+                          k.transpose(-1, -2)).reshape(heads, n, k.shape[1]) * scale
     if softcap is not None:
         scores = torch.tanh(scores / softcap) * softcap
     if row_mask is None:

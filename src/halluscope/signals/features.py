@@ -3,7 +3,7 @@
 >>> SignalConfig().layers(32)
 LayerChoice(mid=16, text=31, image=32, last=32)
 >>> image_grid(576), image_grid(12, (1, 6, 8), merge=2), image_grid(10)
-((24, 24), (3, 4), (1, 10))
+((24, 24), (3, 4), None)
 
 Layer numbering is transformers' `output_hidden_states` numbering: hidden index 0 is the
 embedding output, l in 1..L-1 the output of decoder layer l-1, L the final-norm output (what
@@ -24,9 +24,15 @@ Features of one mention (shapes; L layers, H heads, D hidden size):
   an empty mean and gets NaN): the generated mean is taken as 0, so the ratio is 1.0.
 - `pas_attention` (H,): layer-0 attention mass from q on the previously generated caption
   tokens 0..j-1 (0.0 for the first caption token) (PAS).
-- `dhcp_attention` (L, H, pool*pool): attention from q to every image token, the image-token
-  grid (LLaVA 24x24; Qwen (h/merge)x(w/merge) from image_grid_thw) adaptively average-pooled to
-  6x6 (DHCP). A grid smaller than 6 is spread over the 6x6 cells by the same pooling.
+- `dhcp_attention` (L, H, pool*pool): attention from q to the image tokens of one image grid,
+  adaptively average-pooled to 6x6 (DHCP). A grid smaller than 6 is spread over the 6x6 cells by
+  the same pooling. Which grid (`dhcp_grid`): LLaVA 24x24 and Gemma 3 (16x16) the whole image
+  block; Qwen (h/merge)x(w/merge) from image_grid_thw; tiled images pool ONE tile that shows the
+  whole image at base resolution, so the cells mean the same image regions for every image size:
+  LLaVA-NeXT / OneVision the base tile (the first (image_size/patch)^2 tokens of the block, before
+  the anyres tiles and their newline tokens), InternVL the thumbnail tile (the last
+  image_seq_length tokens when the image was cut into several tiles, else the one tile). When no
+  grid is known the block is treated as a 1-D sequence and average-pooled into pool*pool bins.
 - `hidden_mid_w4`, `hidden_last_w4` (D,): hidden state at index L/2 and L, mean over the W4 token
   positions (`hidden_at="query"`: over the W4 query positions instead).
 - `logit_lens_max` (L,): for each hidden index 1..L, the largest probability of the object
@@ -108,9 +114,9 @@ class SignalConfig:
 
 
 def image_grid(n_tokens: int, grid_thw: Sequence[int] | None = None,
-               merge: int = 1) -> tuple[int, int]:
+               merge: int = 1) -> tuple[int, int] | None:
     """(rows, cols) of the image-token grid: from Qwen's `image_grid_thw` row and merge size,
-    else the square root of a square count (LLaVA), else one row."""
+    else the square root of a square count (LLaVA), else None (no grid known)."""
     if grid_thw is not None:
         t, h, w = (int(x) for x in grid_thw)
         if t * (h // merge) * (w // merge) == n_tokens:
@@ -118,7 +124,58 @@ def image_grid(n_tokens: int, grid_thw: Sequence[int] | None = None,
     side = math.isqrt(n_tokens)
     if side * side == n_tokens:
         return side, side
-    return 1, n_tokens
+    return None
+
+
+TILE_LAYOUTS = ("", "base_first", "thumbnail_last")
+
+
+def dhcp_grid(n_tokens: int, grid_thw: Sequence[int] | None = None, merge: int = 1,
+              tile_tokens: int | None = None, tiles: str = ""
+              ) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """((offset, count), grid) of the image tokens DHCP pools, offset within the image block.
+
+    >>> dhcp_grid(576)                                           # LLaVA-1.5: the whole block
+    ((0, 576), (24, 24))
+    >>> dhcp_grid(44, tile_tokens=16, tiles="base_first")        # LLaVA-NeXT: the base tile
+    ((0, 16), (4, 4))
+    >>> dhcp_grid(28, tile_tokens=4, tiles="thumbnail_last")     # InternVL: 6 tiles + thumbnail
+    ((24, 4), (2, 2))
+    >>> dhcp_grid(10)                                            # no grid known: 1-D
+    ((0, 10), None)
+
+    `tiles` says where the tile showing the whole image sits in a tiled block of `tile_tokens`
+    tokens per tile (see the module docstring); a block of one tile is the tile itself.
+    """
+    if tiles not in TILE_LAYOUTS:
+        raise ValueError(f"tiles must be one of {TILE_LAYOUTS}, not {tiles!r}")
+    offset, count = 0, n_tokens
+    if tiles and tile_tokens and 0 < tile_tokens < n_tokens:
+        count = tile_tokens
+        offset = n_tokens - tile_tokens if tiles == "thumbnail_last" else 0
+        grid_thw = None  # a grid_thw describes the whole block, not one tile
+    return (offset, count), image_grid(count, grid_thw, merge)
+
+
+def pooling_matrix(count: int, grid: tuple[int, int] | None, pool: int) -> "torch.Tensor":
+    """(count, pool*pool) float32 matrix M with `maps @ M` = the DHCP pooling of `maps`.
+
+    >>> pooling_matrix(4, (2, 2), 2).tolist() == [[1., 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0],
+    ...                                           [0, 0, 0, 1]]
+    True
+
+    Adaptive average pooling is linear: the matrix is the pooling applied to the identity, 2-D
+    over `grid` when one is known, else 1-D over the sequence into pool*pool bins. One matmul
+    then pools every head and layer (and reuses the same per-cell weights as the pooling op).
+    """
+    import torch
+
+    eye = torch.eye(count, dtype=torch.float32)
+    if grid is None:
+        pooled = torch.nn.functional.adaptive_avg_pool1d(eye[:, None, :], pool * pool)
+    else:
+        pooled = torch.nn.functional.adaptive_avg_pool2d(eye.reshape(count, *grid), pool)
+    return pooled.reshape(count, pool * pool)
 
 
 @dataclass
@@ -137,8 +194,13 @@ class RowLayout:
     padding: int
     prompt_length: int
     image_span: tuple[int, int]
-    grid: tuple[int, int]
+    grid: tuple[int, int] | None  # of the DHCP tokens; None: 1-D
     mentions: list[MentionSlot] = field(default_factory=list)
+    grid_span: tuple[int, int] | None = None  # [start, end) of the DHCP tokens; None: image_span
+
+    @property
+    def dhcp_span(self) -> tuple[int, int]:
+        return self.grid_span if self.grid_span is not None else self.image_span
 
     def attention_queries(self) -> list[int]:
         """Every query position an attention feature reads (W4 queries of all mentions)."""
@@ -170,6 +232,16 @@ class FeatureCollector:
     """Receives `Capture` callbacks for one batch and reduces them into per-mention features.
 
     `text_only=True` keeps only what the text-only probe needs (hidden states at mid and last).
+
+    Per layer the callbacks keep only small reductions (kept in torch, no host syncs):
+    - attention: every reduction the features need is linear in the probabilities, so one
+      matmul with a per-row `(keys, 3)` matrix gives the image mass, the context mean and the
+      generated-token sum of every query row, and one with the DHCP pooling matrix the pooled
+      image map of the object queries. The generated sum runs over all keys from the caption
+      start: a query's probabilities on later keys are exactly 0 (causal mask), so this equals
+      the sum over caption tokens 0..k-1 the docstring above defines;
+    - logit lens: the object tokens' top-k probabilities, max over image tokens.
+    Ratios, window means and the per-mention split are computed once, in `mention_features`.
     """
 
     def __init__(self, rows: Sequence[RowLayout], num_layers: int, config: SignalConfig,
@@ -186,23 +258,34 @@ class FeatureCollector:
                               self.layers.image})
         self._hidden_pos = {r.row: r.hidden_positions(config.hidden_at) for r in rows}
         self._hidden: dict[int, dict[int, torch.Tensor]] = {r.row: {} for r in rows}
-        self._columns: dict[int, dict[int, int]] = {r.row: {q: i for i, q in
-                                                            enumerate(r.attention_queries())}
-                                                     for r in rows}
-        # row -> per-layer tensors, stacked in `features`
-        self._image_mass: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
-        self._lookback: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
-        self._generated: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
+        self._queries = {r.row: r.attention_queries() for r in rows}
+        self._columns: dict[int, dict[int, int]] = {row: {q: i for i, q in enumerate(qs)}
+                                                     for row, qs in self._queries.items()}
+        # row -> per-layer tensors, stacked in `mention_features`
+        self._reduced: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
         self._grid: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
         self._lens: dict[int, list[Any]] = {r.row: [None] * num_layers for r in rows}
         self._image_rows: dict[int, Any] = {}
         self._topk: dict[int, Any] = {}
+        self._setup: dict[int, tuple[Any, Any, Any]] = {}  # row -> reduce, objects, pooling
+        self._device_cache: dict[tuple[str, int, Any], Any] = {}
+
+    def _tensor(self, name: str, row: int, values: Sequence[int], device: Any) -> "torch.Tensor":
+        """A long tensor of `values`, built once per (name, row, device)."""
+        import torch
+
+        key = (name, row, device)
+        cached = self._device_cache.get(key)
+        if cached is None:
+            cached = torch.tensor(list(values), dtype=torch.long, device=device)
+            self._device_cache[key] = cached
+        return cached
 
     # ------------------------------------------------------------------ what the capture needs
     def queries(self) -> dict[int, list[int]]:
         if self.text_only:
             return {}
-        return {row: list(cols) for row, cols in self._columns.items() if cols}
+        return {row: list(qs) for row, qs in self._queries.items() if qs}
 
     def hidden_indices(self) -> list[int]:
         if self.text_only:
@@ -210,33 +293,36 @@ class FeatureCollector:
         return list(range(1, self.num_layers + 1))  # the logit lens reads every layer
 
     # ------------------------------------------------------------------ callbacks
-    def on_attention(self, layer: int, row: int, positions: "torch.Tensor",
-                     probs: "torch.Tensor") -> None:
-        """probs: (heads, n, keys) for the query `positions` of batch row `row`."""
+    def _attention_setup(self, row: int, probs: "torch.Tensor") -> tuple[Any, Any, Any]:
         import torch
 
-        layout = self.rows[row]
-        start, end = layout.image_span
-        self._image_mass[row][layer] = probs[..., start:end].sum(-1).T  # (n, H)
-        context = probs[..., layout.padding:layout.prompt_length].mean(-1)
-        keys = torch.arange(probs.shape[-1], device=probs.device)
-        generated_keys = ((keys[None, :] >= layout.prompt_length)
-                          & (keys[None, :] <= positions[:, None]))
-        generated = (probs * generated_keys[None]).sum(-1)  # (H, n)
-        count = (positions - layout.prompt_length + 1).clamp(min=0)
-        generated_mean = generated / count.clamp(min=1)
-        ratio = torch.where(count > 0, context / (context + generated_mean),
-                            torch.ones_like(context))
-        self._lookback[row][layer] = ratio.T
-        self._generated[row][layer] = generated.T
-        cols = self._columns[row]
-        objects = [cols[m.alignment.query_index] for m in layout.mentions]
-        image = probs[:, objects, start:end]  # (H, m, N)
-        heads, m, _ = image.shape
-        gh, gw = layout.grid
-        pooled = torch.nn.functional.adaptive_avg_pool2d(
-            image.permute(1, 0, 2).reshape(m * heads, gh, gw), self.config.pool)
-        self._grid[row][layer] = pooled.reshape(m, heads, -1)
+        setup = self._setup.get(row)
+        if setup is None:
+            layout = self.rows[row]
+            keys = probs.shape[-1]
+            reduce = torch.zeros(keys, 3, dtype=torch.float32)
+            reduce[layout.image_span[0]:layout.image_span[1], 0] = 1.0
+            reduce[layout.padding:layout.prompt_length, 1] = 1.0 / max(
+                1, layout.prompt_length - layout.padding)
+            reduce[layout.prompt_length:, 2] = 1.0
+            start, end = layout.dhcp_span
+            pool = pooling_matrix(end - start, layout.grid, self.config.pool)
+            cols = self._columns[row]
+            objects = [cols[m.alignment.query_index] for m in layout.mentions]
+            setup = (reduce.to(probs.device), torch.tensor(objects, device=probs.device),
+                     pool.to(probs.device))
+            self._setup[row] = setup
+        return setup
+
+    def on_attention(self, layer: int, row: int, positions: "torch.Tensor",
+                     probs: "torch.Tensor") -> None:
+        """probs: (heads, n, keys) float32 for the query `positions` of batch row `row`."""
+        import torch
+
+        reduce, objects, pool = self._attention_setup(row, probs)
+        self._reduced[row][layer] = torch.matmul(probs, reduce)  # (H, n, 3)
+        start, end = self.rows[row].dhcp_span
+        self._grid[row][layer] = torch.matmul(probs[:, objects, start:end], pool)  # (H, m, G)
 
     def on_hidden(self, index: int, hidden: "torch.Tensor") -> None:
         """hidden: (batch, T, D), transformers hidden-state `index`."""
@@ -245,7 +331,8 @@ class FeatureCollector:
         with torch.no_grad():
             for row, layout in self.rows.items():
                 if index in self.keep_indices:
-                    self._hidden[row][index] = hidden[row, self._hidden_pos[row]].float()
+                    rows = self._tensor("hidden", row, self._hidden_pos[row], hidden.device)
+                    self._hidden[row][index] = hidden[row, rows].float()
                 if self.text_only or not layout.mentions:
                     continue
                 self._logit_lens(index, layout, hidden[row, layout.image_span[0]:
@@ -261,11 +348,13 @@ class FeatureCollector:
         import torch
 
         logits = self._lens_logits(index, image_hidden)
-        ids = torch.tensor([m.token_id for m in layout.mentions], device=logits.device)
-        top = logits.topk(min(self.config.logit_lens_top_k, logits.shape[-1]), dim=-1).values
+        ids = self._tensor("ids", layout.row, [m.token_id for m in layout.mentions],
+                           logits.device)
+        top = top_k_values(logits, min(self.config.logit_lens_top_k, logits.shape[-1]))
+        threshold = top.min(dim=-1, keepdim=True).values  # the k-th largest logit of each row
         lse = torch.logsumexp(top, dim=-1, keepdim=True)
         chosen = logits[:, ids]  # (N, m)
-        probs = torch.where(chosen >= top[:, -1:], torch.exp(chosen - lse),
+        probs = torch.where(chosen >= threshold, torch.exp(chosen - lse),
                             torch.zeros_like(chosen))
         self._lens[layout.row][index - 1] = probs.max(dim=0).values
         if index == self.layers.image:
@@ -278,6 +367,18 @@ class FeatureCollector:
     def _row_hidden(self, row: int, index: int, positions: Sequence[int]) -> "torch.Tensor":
         lookup = {p: i for i, p in enumerate(self._hidden_pos[row])}
         return self._hidden[row][index][[lookup[p] for p in positions]]
+
+    def _window_mean(self, row: int, index: int, windows: Sequence[Sequence[int]]
+                     ) -> "torch.Tensor":
+        """(m, D): hidden state `index` averaged over each mention's window positions."""
+        import torch
+
+        lookup = {p: i for i, p in enumerate(self._hidden_pos[row])}
+        stored = self._hidden[row][index]
+        weights = torch.zeros(len(windows), stored.shape[0], dtype=stored.dtype)
+        for i, window in enumerate(windows):
+            weights[i, [lookup[p] for p in window]] = 1.0 / len(window)
+        return torch.matmul(weights.to(stored.device), stored)
 
     def caption_features(self, row: int) -> dict[str, Any]:
         """Per-caption features of batch row `row` (HALP)."""
@@ -293,65 +394,99 @@ class FeatureCollector:
             return self._mention_features(row)
 
     def _mention_features(self, row: int) -> list[dict[str, Any]]:
-        import torch
-
         layout = self.rows[row]
         if not layout.mentions:
             return []
-        out: list[dict[str, Any]] = []
         prefix = "text_" if self.text_only else ""
+        windows = [layout.window_rows(m, self.config.hidden_at) for m in layout.mentions]
+        columns: dict[str, Any] = {
+            f"{prefix}hidden_mid_w4": self._window_mean(row, self.layers.mid, windows),
+            f"{prefix}hidden_last_w4": self._window_mean(row, self.layers.last, windows)}
         if not self.text_only:
-            mass = torch.stack(self._image_mass[row])  # (L, n, H)
-            lookback = torch.stack(self._lookback[row])
-            generated = torch.stack(self._generated[row])
-            grid = torch.stack(self._grid[row])  # (L, m, H, P*P)
-            lens = torch.stack(self._lens[row])  # (L, m)
-            cols = self._columns[row]
-        for i, mention in enumerate(layout.mentions):
-            a = mention.alignment
-            rows_w4 = layout.window_rows(mention, self.config.hidden_at)
-            features: dict[str, Any] = {
-                f"{prefix}hidden_mid_w4": self._row_hidden(row, self.layers.mid, rows_w4).mean(0),
-                f"{prefix}hidden_last_w4": self._row_hidden(row, self.layers.last,
-                                                            rows_w4).mean(0)}
-            if not self.text_only:
-                q = cols[a.query_index]
-                w4 = [cols[p] for p in a.window_queries(layout.prompt_length)]
-                features.update({
-                    "image_attention": mass[:, q],
-                    "image_attention_w4": mass[:, w4].mean(1),
-                    "lookback_ratio_w4": lookback[:, w4].mean(1),
-                    "pas_attention": generated[0, q],
-                    "dhcp_attention": grid[:, i],
-                    "logit_lens_max": lens[:, i],
-                    "internal_confidence": lens[:, i].max(),
-                })
-                features.update(self._glsim(row, layout, i, a))
-                features.update(self._uncertainty(row, a, mention.token_id))
-            out.append(features)
-        return out
+            columns.update(self._attention_features(row, layout))
+            columns.update(self._glsim(row, layout))
+            columns.update(self._uncertainty(row, layout))
+        return [{name: value[i] for name, value in columns.items()}
+                for i in range(len(layout.mentions))]
 
-    def _glsim(self, row: int, layout: RowLayout, i: int, a: TokenAlignment) -> dict[str, Any]:
-        text_rep = self._row_hidden(row, self.layers.text, [a.query_index])[0]
-        prompt_image = self._row_hidden(row, self.layers.image, [layout.prompt_length - 1])[0]
-        image_rows = self._image_rows[row][self._topk[row][:, i]]  # (k, D)
+    def _attention_features(self, row: int, layout: RowLayout) -> dict[str, Any]:
+        """Per-mention attention features and the logit lens, each stacked over mentions."""
+        import torch
+
+        reduced = torch.stack(self._reduced[row])  # (L, H, n, 3)
+        device = reduced.device
+        positions = torch.tensor(self._queries[row], device=device)
+        count = (positions - layout.prompt_length + 1).clamp(min=0)  # generated tokens so far
+        mass, context, generated = reduced.unbind(-1)  # (L, H, n) each
+        lookback = torch.where(count > 0,
+                               context / (context + generated / count.clamp(min=1)),
+                               torch.ones_like(context))
+        cols = self._columns[row]
+        objects = [cols[m.alignment.query_index] for m in layout.mentions]
+        # (m, n) weights averaging each mention's W4 queries
+        w4 = torch.zeros(len(objects), len(cols), dtype=reduced.dtype)
+        for i, m in enumerate(layout.mentions):
+            queries = m.alignment.window_queries(layout.prompt_length)
+            w4[i, [cols[q] for q in queries]] = 1.0 / len(queries)
+        w4 = w4.to(device)
+        lens = torch.stack(self._lens[row]).T  # (m, L)
+        return {
+            "image_attention": mass[:, :, objects].permute(2, 0, 1),  # (m, L, H)
+            "image_attention_w4": torch.einsum("lhn,mn->mlh", mass, w4),
+            "lookback_ratio_w4": torch.einsum("lhn,mn->mlh", lookback, w4),
+            "pas_attention": generated[0][:, objects].T,  # (m, H)
+            "dhcp_attention": torch.stack(self._grid[row]).permute(2, 0, 1, 3),  # (m, L, H, G)
+            "logit_lens_max": lens,
+            "internal_confidence": lens.max(dim=1).values,
+        }
+
+    def _glsim(self, row: int, layout: RowLayout) -> dict[str, Any]:
+        queries = [m.alignment.query_index for m in layout.mentions]
+        last_prompt = [layout.prompt_length - 1]
+        text_rep = self._row_hidden(row, self.layers.text, queries)  # (m, D)
+        prompt_image = self._row_hidden(row, self.layers.image, last_prompt)  # (1, D)
+        image_rows = self._image_rows[row][self._topk[row].T]  # (m, k, D)
         global_sim = _cos(text_rep, prompt_image)
-        local_sim = _cos(text_rep[None], image_rows).mean()
+        local_sim = _cos(text_rep[:, None], image_rows).mean(dim=1)
         w = self.config.glsim_weight
-        code_global = _cos(self._row_hidden(row, self.layers.text, [layout.prompt_length - 1])[0],
-                           self._row_hidden(row, self.layers.image, [a.query_index])[0])
+        code_global = _cos(self._row_hidden(row, self.layers.text, last_prompt),
+                           self._row_hidden(row, self.layers.image, queries))
         return {"glsim_global": global_sim, "glsim_local": local_sim,
                 "glsim_score": w * global_sim + (1 - w) * local_sim,
                 "glsim_global_code": code_global}
 
-    def _uncertainty(self, row: int, a: TokenAlignment, token_id: int) -> dict[str, Any]:
+    def _uncertainty(self, row: int, layout: RowLayout) -> dict[str, Any]:
         import torch
 
-        final = self._row_hidden(row, self.layers.last, [a.query_index])[0]
+        final = self._row_hidden(row, self.layers.last,
+                                 [m.alignment.query_index for m in layout.mentions])
         log_probs = torch.log_softmax(self.lm_head(final.to(_weight_dtype(self.lm_head))).float(),
-                                      dim=-1)
-        return {"nll": -log_probs[token_id],
-                "entropy": -(log_probs.exp() * log_probs).sum()}
+                                      dim=-1)  # (m, V)
+        ids = torch.tensor([m.token_id for m in layout.mentions], device=log_probs.device)
+        return {"nll": -log_probs.gather(1, ids[:, None])[:, 0],
+                "entropy": -(log_probs.exp() * log_probs).sum(dim=-1)}
+
+
+def top_k_values(logits: "torch.Tensor", k: int) -> "torch.Tensor":
+    """The k largest values of each row of a 2-D float tensor, in no particular order.
+
+    >>> import torch
+    >>> sorted(top_k_values(torch.tensor([[3., 1., 4., 1., 5.]]), 2)[0].tolist())
+    [4.0, 5.0]
+
+    On CPU numpy's introselect (`np.partition`) finds them several times faster than
+    `torch.topk` (which sorts partially), the logit lens' largest cost on small models; the set of
+    values is the same, so the probabilities are too. Elsewhere `torch.topk`.
+    """
+    import torch
+
+    if logits.device.type != "cpu" or logits.dtype not in (torch.float32, torch.float64):
+        return logits.topk(k, dim=-1, sorted=False).values
+    import numpy as np
+
+    array = logits.detach().contiguous().numpy()
+    width = array.shape[-1]
+    return torch.from_numpy(np.partition(array, width - k, axis=-1)[:, width - k:])
 
 
 def _weight_dtype(module: Any) -> Any:

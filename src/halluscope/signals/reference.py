@@ -91,10 +91,15 @@ def reference_features(outputs: Any, layouts: Sequence[RowLayout], config: Signa
                 if "pas" in families:
                     f["pas_attention"] = att[0][b, :, q, P:q + 1].sum(-1).float()
                 if "dhcp" in families:
-                    gh, gw = lay.grid
-                    maps = torch.stack([att[l][b, :, q, s:e] for l in range(L)]).float()
-                    pooled = torch.nn.functional.adaptive_avg_pool2d(
-                        maps.reshape(L * maps.shape[1], gh, gw), config.pool)
+                    gs, ge = lay.dhcp_span
+                    maps = torch.stack([att[l][b, :, q, gs:ge] for l in range(L)]).float()
+                    flat = maps.reshape(L * maps.shape[1], ge - gs)
+                    if lay.grid is None:  # no grid known: a 1-D sequence into pool^2 bins
+                        pooled = torch.nn.functional.adaptive_avg_pool1d(
+                            flat[:, None], config.pool * config.pool)
+                    else:
+                        pooled = torch.nn.functional.adaptive_avg_pool2d(
+                            flat.reshape(-1, *lay.grid), config.pool)
                     f["dhcp_attention"] = pooled.reshape(L, maps.shape[1], -1)
                 if "hidden" in families:
                     w4 = lay.window_rows(mention, config.hidden_at)
