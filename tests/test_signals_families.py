@@ -20,8 +20,9 @@ Gemma 3: `make_tiny` gives every layer a 512-token window (wider than the tiny s
 mask would cut anything) and three sliding layers. The test rewrites config.json before loading:
 layer types sliding / full / sliding and a window of `GEMMA_WINDOW` tokens, so caption queries
 on the sliding layers see only the tail of the 16-token image block (asserted below), and the
-mask path is really exercised. The `gemma3_softcap` variant adds attention-logit softcapping
-(Gemma 2 style; real Gemma 3 has none), which takes the capture's eager-output path.
+mask path is really exercised. Gemma 3 passes no attention softcap to its attention function
+(Gemma 2 does; no shipped adapter does): the capture's softcapped eager-output path is checked
+against transformers' Gemma 2 eager attention directly.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from halluscope.text.mentions import extract_mentions  # noqa: E402
 # Gemma 3 at 112 px: 16 image tokens (4x4).
 VARIANTS = {"llava_next": ("llava_next", 56), "qwen2_vl": ("qwen2_vl", 56),
             "qwen3_vl": ("qwen3_vl", 64), "gemma3": ("gemma3", 112),
-            "gemma3_softcap": ("gemma3", 112), "llava_onevision": ("llava_onevision", 56),
+            "llava_onevision": ("llava_onevision", 56),
             "internvl": ("internvl", 56)}
 GEMMA_WINDOW = 24
 CAPTIONS = ["A dog and a giraffe near two hot dogs on a bench.",
@@ -61,13 +62,11 @@ TOLERANCE = 1e-4
 L, H = 3, 4
 
 
-def _gemma_config(path: Path, softcap: bool) -> None:
+def _gemma_config(path: Path) -> None:
     config = json.loads((path / "config.json").read_text())
     text = config["text_config"]
     text["sliding_window"] = GEMMA_WINDOW
     text["layer_types"] = ["sliding_attention", "full_attention", "sliding_attention"]
-    if softcap:
-        text["attn_logit_softcapping"] = 4.0
     (path / "config.json").write_text(json.dumps(config, indent=2))
 
 
@@ -79,7 +78,7 @@ def tiny_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         dirs[variant] = make_tiny(arch, root / variant, layers=L, hidden=32, heads=H, seed=0,
                                   image_size=size)
         if arch == "gemma3":
-            _gemma_config(dirs[variant], softcap=variant == "gemma3_softcap")
+            _gemma_config(dirs[variant])
     return dirs
 
 
@@ -203,7 +202,7 @@ def test_recomputed_attention_rows_equal_eager(adapters, variant: str) -> None:
             want = out.attentions[layer][row][:, queries[row]].float()
             err = ((probs - want).abs().max() / want.abs().max()).item()
             assert err <= TOLERANCE, (variant, n, layer, row, err)
-    if variant.startswith("gemma3"):
+    if variant == "gemma3":
         # The image block attends to itself both ways, and the sliding layers' window cuts
         # through it for the first caption query: the masks really differ from plain causal.
         item = batch.items[0]
@@ -237,3 +236,38 @@ def test_teacher_forced_hook_logits_equal_generation_scores(adapters, variant: s
             assert abs(features["entropy"] - want_entropy) <= TOLERANCE * want_entropy.abs()
             checked += 1
     assert checked >= 2
+
+
+def test_softcapped_attention_matches_transformers_eager() -> None:
+    from transformers.models.gemma2.modeling_gemma2 import eager_attention_forward
+
+    from halluscope.signals.capture import _eager_output, masked_scores
+
+    torch.manual_seed(0)
+    batch, heads, kv_heads, T, d, cap = 2, 4, 2, 7, 8, 3.0
+    q, k, v = (torch.randn(batch, n, T, d) for n in (heads, kv_heads, kv_heads))
+    q = q * 4  # scores beyond the softcap
+    keys = torch.arange(T)
+    allowed = (keys[None, :] <= keys[:, None])[None].repeat(batch, 1, 1)
+    allowed[0, :, :2] = False  # item 0 left-padded by 2: its first query rows see nothing
+    allowed = allowed[:, None]  # (batch, 1, T, T) as transformers builds it
+    additive = torch.zeros(allowed.shape).masked_fill(~allowed, torch.finfo(torch.float32).min)
+    module = SimpleNamespace(num_key_value_groups=heads // kv_heads, training=False, head_dim=d)
+    want, weights = eager_attention_forward(module, q, k, v, additive, scaling=0.3, softcap=cap)
+    for mask in (allowed, additive):
+        got = _eager_output(q, k, v, mask, 0.3, cap, None)
+        assert torch.isfinite(got).all()  # fully masked (padding) rows do not poison the output
+        torch.testing.assert_close(got[0, 2:], want[0, 2:], atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(got[1], want[1], atol=1e-5, rtol=1e-4)
+        rows = torch.tensor([3, 6])
+        probs = torch.softmax(masked_scores(q[0], k[0], rows, mask[0], 0.3, cap), dim=-1)
+        torch.testing.assert_close(probs, weights[0][:, rows], atol=1e-6, rtol=1e-4)
+    # No mask given: causal (+ sliding window) applied by the capture itself.
+    window = allowed[1, 0] & (keys[None, :] > keys[:, None] - 3)
+    additive = torch.zeros(T, T).masked_fill(~window, torch.finfo(torch.float32).min)
+    want, weights = eager_attention_forward(module, q[1:], k[1:], v[1:], additive[None, None],
+                                            scaling=0.3, softcap=cap)
+    torch.testing.assert_close(_eager_output(q[1:], k[1:], v[1:], None, 0.3, cap, 3), want,
+                               atol=1e-5, rtol=1e-4)
+    probs = torch.softmax(masked_scores(q[1], k[1], keys, None, 0.3, cap, 3), dim=-1)
+    torch.testing.assert_close(probs, weights[0], atol=1e-6, rtol=1e-4)

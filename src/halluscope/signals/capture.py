@@ -138,7 +138,9 @@ def _eager_output(query: "torch.Tensor", key: "torch.Tensor", value: "torch.Tens
         row_mask = None if mask is None else mask[b if mask.shape[0] > 1 else 0]
         scores = masked_scores(query[b], key[b], positions, row_mask, _scale(query, scaling),
                                softcap, sliding_window)
-        probs = torch.softmax(scores, dim=-1).to(value.dtype)
+        # A padding query may see no key at all (-inf everywhere): zeros there, as torch's sdpa
+        # gives, not NaN, which would reach valid rows through the next layer's values.
+        probs = torch.softmax(scores, dim=-1).nan_to_num_(0.0).to(value.dtype)
         outputs.append(torch.matmul(probs, _repeat_kv(value[b], query.shape[1])))
     return torch.stack(outputs).transpose(1, 2).contiguous()
 
