@@ -55,7 +55,7 @@ def test_example_equals_reference_output(shared_data: Path, chair_vocab: ChairVo
         assert got["mscoco_gt_words"] == sorted(ref["mscoco_gt_words"])
         assert got["gt_words"] == sorted(ref["mscoco_gt_words"])
         assert got["generated_words"] == ref["mscoco_generated_words"]
-        assert got["hallucinated_words"] == [node for _, node in ref["mscoco_hallucinated_words"]]
+        assert got["hallucinated_words"] == ref["mscoco_hallucinated_words"]
 
 
 # --- vocabulary -------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def test_repeated_mentions_count_each_time(small_vocab: ChairVocabulary) -> None
                         {1: {"person"}}, small_vocab)
     caption = out["captions"][0]
     assert caption["generated_words"] == ["dog", "dog", "person"]
-    assert caption["hallucinated_words"] == ["dog", "dog"]
+    assert caption["hallucinated_words"] == [["dog", "dog"], ["dog", "dog"]]
     assert caption["mscoco_hallucinated_words"] == [["dog", "dog"], ["dog", "dog"]]
     assert out["overall"] == {"CHAIRs": 1.0, "CHAIRi": 2 / 3, "Recall": 1.0}
 

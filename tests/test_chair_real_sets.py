@@ -66,8 +66,9 @@ def test_caption_lists_agree(scored: tuple[str, list[dict[str, Any]], dict[str, 
     _, _, out = scored
     for c in out["captions"]:
         gt_words = set(c["gt_words"])
-        assert c["hallucinated_words"] == [w for w in c["generated_words"] if w not in gt_words]
-        assert [n for _, n in c["mscoco_hallucinated_words"]] == c["hallucinated_words"]
+        assert [n for _, n in c["hallucinated_words"]] == [w for w in c["generated_words"]
+                                                             if w not in gt_words]
+        assert c["mscoco_hallucinated_words"] == c["hallucinated_words"]
         assert all(vocab.inverse_synonym_dict[w] == n for w, n in c["mscoco_hallucinated_words"])
         assert len(c["hallucination_idxs"]) == len(c["hallucinated_words"])
         assert c["hallucination_idxs"] == sorted(c["hallucination_idxs"])

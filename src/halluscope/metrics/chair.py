@@ -7,7 +7,7 @@
 >>> out["overall"]
 {'CHAIRs': 1.0, 'CHAIRi': 0.3333333333333333, 'Recall': 1.0}
 >>> out["captions"][0]["hallucinated_words"]
-['cat']
+[['cat', 'cat']]
 
 Reference: LisaAnne/Hallucination `utils/chair.py` as ported to Python 3 (with Recall added) in
 Maxlinn/CHAIR-metric-standalone. Its pipeline, reproduced step by step:
@@ -119,7 +119,8 @@ def compute_chair(records: Iterable[Mapping[str, Any]], gt_objects: Mapping[int,
 
     Returns `{"overall": {...}, "captions": [...]}`, captions in input order, each with
     `image_id`, `caption`, `generated_words` (node words, one per mention), `gt_words` (sorted),
-    `hallucinated_words` (node words not in the ground truth, one per mention), `metrics`
+    `hallucinated_words` (`[word, node_word]` pairs whose node word is not in the ground truth,
+    one per mention, as the reference reports them), `metrics`
     (per-caption CHAIRs/CHAIRi/Recall) and the reference's own fields `mscoco_generated_words`,
     `mscoco_gt_words`, `mscoco_hallucinated_words` (`[word, node_word]` pairs),
     `hallucination_idxs` and `words` (tokens after two-word merging).
@@ -176,7 +177,8 @@ def _score_caption(image_id: int, caption: str, gt: set[str],
         "caption": caption,
         "generated_words": list(node_words),
         "gt_words": gt_words,
-        "hallucinated_words": [node for _, node in pairs],
+        # As the reference reports them: [surface word, node word] pairs, one per mention.
+        "hallucinated_words": pairs,
         "mscoco_generated_words": list(node_words),
         "mscoco_gt_words": list(gt_words),
         "mscoco_hallucinated_words": pairs,
