@@ -125,6 +125,10 @@ def test_hook_features_equal_eager_reference(adapters, variant: str, impl: str) 
                                                          hidden_at="query")):
         got = batch_signals(adapter, batch, mentions, PROMPTS, config)
         layouts, _ = _layouts(eager, batch, mentions, config.window)
+        # The hooked pass stops after the last position read ("sleep." follows the last
+        # mention); the reference reads the whole sequence.
+        assert 1 + max(max(lay.hidden_positions(config.hidden_at)) for lay in layouts) \
+            < batch.input_ids.shape[1]
         out = ref.eager_forward(eager.model, batch.inputs)
         want = ref.reference_features(out, layouts, config, eager.modules.final_norm,
                                       eager.modules.lm_head)

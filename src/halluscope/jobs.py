@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from halluscope.data.captions import CaptionRecord, read_captions
 from halluscope.data.presence import Presence, load_presence
 from halluscope.errors import InputError
-from halluscope.io.atomic import write_json_atomic, write_parquet_atomic
+from halluscope.io.atomic import uniform_image_ids, write_json_atomic, write_parquet_atomic
 from halluscope.io.jsonl import SkipLog
 from halluscope.text.usage.base import UsageJudge
 from halluscope.vocab import Vocabulary
@@ -65,7 +65,6 @@ def label_job(captions_path: str | Path, judge: UsageJudge, out_path: str | Path
               records: Sequence[CaptionRecord] | None = None, skips: SkipLog | None = None
               ) -> list[dict[str, Any]]:
     """One row per mention with its usage label; writes Parquet to `out_path` if given."""
-    from halluscope.report.usage_report import _parquet_safe
     from halluscope.text.labelling import label_mentions
 
     skips = skips if skips is not None else SkipLog()
@@ -78,7 +77,7 @@ def label_job(captions_path: str | Path, judge: UsageJudge, out_path: str | Path
         from halluscope.text.labelling import MENTION_COLUMNS
 
         if rows:
-            write_parquet_atomic(out_path, _parquet_safe(rows))
+            write_parquet_atomic(out_path, uniform_image_ids(rows))
         else:  # still write a valid, empty table with the documented columns
             schema = pa.schema([(c, pa.string()) for c in MENTION_COLUMNS])
             write_parquet_atomic(out_path, [], schema=schema)

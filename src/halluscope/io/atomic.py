@@ -49,6 +49,17 @@ def write_jsonl_atomic(target: str | Path, rows: list[dict[str, Any]]) -> None:
     write_text_atomic(target, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
+def uniform_image_ids(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parquet columns have one type: if any `image_id` is a string, make them all strings.
+
+    >>> uniform_image_ids([{"image_id": 1}, {"image_id": "a"}])
+    [{'image_id': '1'}, {'image_id': 'a'}]
+    """
+    if any(isinstance(r.get("image_id"), str) for r in rows):
+        return [{**r, "image_id": str(r["image_id"])} for r in rows]
+    return rows
+
+
 def write_parquet_atomic(target: str | Path, rows: list[dict[str, Any]], schema=None) -> None:
     """Write rows (dicts) as one Parquet file, atomically. pyarrow is imported lazily."""
     import pyarrow as pa

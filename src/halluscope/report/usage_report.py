@@ -27,7 +27,8 @@ import numpy as np
 
 from halluscope.bench.classes import CLASSES, namebench_class
 from halluscope.data.presence import Presence
-from halluscope.io.atomic import write_json_atomic, write_parquet_atomic, write_text_atomic
+from halluscope.io.atomic import (uniform_image_ids, write_json_atomic, write_parquet_atomic,
+                                  write_text_atomic)
 from halluscope.metrics.rates import RatioEstimate, bootstrap_ratio
 from halluscope.text.usage.base import SUBTYPES, USAGES
 
@@ -210,13 +211,6 @@ def _share(flags: Sequence[bool]) -> dict[str, Any]:
     return {"value": (k / n) if n else None, "numerator": k, "denominator": n}
 
 
-def _parquet_safe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # Parquet columns have one type: if any image id is a string, write them all as strings.
-    if any(isinstance(r.get("image_id"), str) for r in rows):
-        return [{**r, "image_id": str(r["image_id"])} for r in rows]
-    return rows
-
-
 def write_usage_report(report: UsageReport, out_dir: str | Path) -> dict[str, Path]:
     """Write mentions.parquet, captions.parquet, summary.json and summary.md (each atomically)."""
     from halluscope.report.markdown import usage_summary_markdown
@@ -224,8 +218,8 @@ def write_usage_report(report: UsageReport, out_dir: str | Path) -> dict[str, Pa
     out = Path(out_dir)
     paths = {"mentions": out / "mentions.parquet", "captions": out / "captions.parquet",
              "summary_json": out / "summary.json", "summary_md": out / "summary.md"}
-    write_parquet_atomic(paths["mentions"], _parquet_safe(report.mentions))
-    write_parquet_atomic(paths["captions"], _parquet_safe(report.captions))
+    write_parquet_atomic(paths["mentions"], uniform_image_ids(report.mentions))
+    write_parquet_atomic(paths["captions"], uniform_image_ids(report.captions))
     write_json_atomic(paths["summary_json"], report.summary)
     write_text_atomic(paths["summary_md"], usage_summary_markdown(report.summary))
     return paths

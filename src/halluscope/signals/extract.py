@@ -142,9 +142,31 @@ def run_collector(adapter: VLMAdapter, inputs: Mapping[str, Any],
 
     model = adapter.model
     extra = {"logits_to_keep": 1} if _model_accepts(model, "logits_to_keep") else {}
+    inputs = cut_inputs(inputs, collector.needed_length())
     with Capture(adapter.modules, collector.queries(), collector.on_attention,
                  collector.on_hidden, collector.hidden_indices()), torch.no_grad():
         model(**inputs, use_cache=False, **extra)
+
+
+def cut_inputs(inputs: Mapping[str, Any], length: int) -> dict[str, Any]:
+    """`inputs` with every per-token tensor (the shape of `input_ids`) cut to `length` tokens.
+
+    >>> import torch
+    >>> ids = torch.arange(6).reshape(2, 3)
+    >>> cut = cut_inputs({"input_ids": ids, "attention_mask": ids, "pixels": torch.ones(2, 5)}, 2)
+    >>> [tuple(v.shape) for v in cut.values()]
+    [(2, 2), (2, 2), (2, 5)]
+
+    Attention is causal (Gemma 3's two-way attention stays inside the image block, before the
+    caption), so tokens after the last position a feature reads change nothing it reads: the
+    forward skips them (text after a caption's last mention, EOS). Per-image tensors (pixels,
+    grids) are kept whole: no image token is ever cut.
+    """
+    shape = tuple(inputs["input_ids"].shape)
+    if length >= shape[1]:
+        return dict(inputs)
+    return {k: v[:, :length] if hasattr(v, "shape") and tuple(v.shape) == shape else v
+            for k, v in inputs.items()}
 
 
 def batch_signals(adapter: VLMAdapter, batch: EncodedBatch, mentions: Sequence[Sequence[Mention]],
@@ -162,7 +184,7 @@ def batch_signals(adapter: VLMAdapter, batch: EncodedBatch, mentions: Sequence[S
             adapter, prompts, [item.caption_token_ids for item in batch.items])
         text_layouts = [
             RowLayout(row=lay.row, padding=paddings[lay.row],
-                      prompt_length=prompt_lengths[lay.row], image_span=(0, 0), grid=(1, 1),
+                      prompt_length=prompt_lengths[lay.row], image_span=(0, 0), grid=None,
                       mentions=[MentionSlot(_shift(m.alignment, prompt_lengths[lay.row]
                                                    - lay.prompt_length), m.token_id)
                                 for m in lay.mentions])

@@ -7,9 +7,14 @@ LayerChoice(mid=16, text=31, image=32, last=32)
 
 Layer numbering is transformers' `output_hidden_states` numbering: hidden index 0 is the
 embedding output, l in 1..L-1 the output of decoder layer l-1, L the final-norm output (what
-transformers returns last). Attention layers are numbered 0..L-1. Positions below are sequence
-positions; q = `token_index - 1` is the query that generates the object token; W4 = the caption
-tokens j-3..j ending at the object token j (fewer at the caption start, see `alignment`).
+transformers returns last). Qwen3-VL: DeepStack adds visual features to the residual stream at
+the image positions after the first decoder layers; transformers records a layer's output before
+that addition, and so do the hooks here (what the next layer reads differs there). Attention
+layers are numbered 0..L-1; their probabilities use the very mask the model built for the layer
+(padding, Gemma 3's two-way attention inside the image block, sliding windows). Positions below
+are sequence positions; q = `token_index - 1` is the query that generates the object token;
+W4 = the caption tokens j-3..j ending at the object token j (fewer at the caption start, see
+`alignment`).
 
 Features of one mention (shapes; L layers, H heads, D hidden size):
 - `image_attention` (L, H): attention mass on the image-token block at q (SVAR sums it over the
@@ -286,6 +291,12 @@ class FeatureCollector:
         if self.text_only:
             return {}
         return {row: list(qs) for row, qs in self._queries.items() if qs}
+
+    def needed_length(self) -> int:
+        """Tokens up to the last position any feature reads (hidden states, query rows)."""
+        last = [max(self._hidden_pos[row]) for row in self.rows]
+        last += [max(qs) for qs in self._queries.values() if qs]
+        return 1 + max(last)
 
     def hidden_indices(self) -> list[int]:
         if self.text_only:
