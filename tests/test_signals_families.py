@@ -275,3 +275,17 @@ def test_softcapped_attention_matches_transformers_eager() -> None:
                                atol=1e-5, rtol=1e-4)
     probs = torch.softmax(masked_scores(q[1], k[1], keys, None, 0.3, cap, 3), dim=-1)
     torch.testing.assert_close(probs, weights[0], atol=1e-6, rtol=1e-4)
+
+
+def test_top_k_values_is_the_topk_set() -> None:
+    from halluscope.signals.features import top_k_values
+
+    torch.manual_seed(0)
+    logits = torch.randn(7, 300)
+    logits[0, :60] = 2.5  # ties at the k-th value
+    for k in (1, 50, 300):
+        want = logits.topk(k, dim=-1).values.sort(dim=-1).values
+        assert torch.equal(top_k_values(logits, k).sort(dim=-1).values, want)  # numpy path
+        half = logits.bfloat16()  # torch.topk path (as on an accelerator)
+        assert torch.equal(top_k_values(half, k).sort(dim=-1).values,
+                           half.topk(k, dim=-1).values.sort(dim=-1).values)

@@ -1,7 +1,7 @@
 """`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
 
 >>> [c.name for c in app.registered_commands]
-['evaluate']
+['evaluate', 'run']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 `python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
@@ -61,6 +61,55 @@ def evaluate_command(
         raise typer.Exit(2) from None
     typer.echo(text)
     typer.echo(f"wrote {out}", err=True)
+
+
+@app.command("run")
+def run_command(
+    labels: Path = typer.Option(
+        ..., "--labels", help="Per-mention Parquet of `halluscope report` (mentions.parquet), or "
+                              "of `halluscope label` together with --annotations."),
+    signals: Path = typer.Option(..., "--signals", help="Output directory of `halluscope "
+                                                        "signals` (mentions/ and captions/)."),
+    out: Path = typer.Option(..., "--out", help="Output directory (tables, results.json, "
+                                                "report.html)."),
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets",
+                                help="Mixing budgets: % of the fit hallucinations, nat, max "
+                                     "(0 always runs)."),
+    detectors: Optional[str] = typer.Option(
+        None, "--detectors", help="Comma-separated detectors (default: every one whose "
+                                  "features the signals have)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (selects its rows "
+                                                              "when the labels have a model "
+                                                              "column)."),
+    annotations: Optional[Path] = typer.Option(
+        None, "--annotations", help="COCO instances JSON (presence) for `halluscope label` "
+                                    "output."),
+    natural_share: Optional[float] = typer.Option(
+        None, "--natural-share", help="Non-assertive share on random images (Table 1) for "
+                                      "budget nat (default: the labels' own share)."),
+    allow_unmatched: bool = typer.Option(
+        False, "--allow-unmatched", help="Drop, and report, mentions found in only one of "
+                                         "labels and signals instead of failing."),
+    figure_detector: Optional[str] = typer.Option(
+        None, "--figure-detector", help="Detector of the per-mention score plot."),
+) -> None:
+    """Join labels and signals, run every detector through the protocol, write Tables 1, 2, 4,
+    5, 7, 13 (JSON, CSV, Markdown) and an HTML report."""
+    from halluscope.bench.run import run_bench, summary_markdown
+
+    try:
+        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        results = run_bench(labels, signals, out, seeds=seeds, budgets=budgets,
+                            detectors=names, model=model, annotations=annotations,
+                            natural_share=natural_share, allow_unmatched=allow_unmatched,
+                            figure_detector=figure_detector,
+                            progress=lambda message: typer.echo(message, err=True))
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(summary_markdown(results))
+    typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, report.html)", err=True)
 
 
 def main() -> None:

@@ -5,7 +5,8 @@
 0
 
 Mount with `root.add_typer(app, name="prism")`. Commands (each thin over `prism.analysis`):
-`profile`, `abstain` (decomposition results), `route` (intervention results) and `recompute`.
+`profile`, `abstain` (decomposition results), `route` (intervention results), `recompute`
+and `probe` (run the probes on a model: `prism.probes`).
 Bad input prints one line (`file:line: message`) and exits with status 2.
 """
 
@@ -125,3 +126,100 @@ def recompute(results: Path = RESULTS,
                    f"V={d['v_score']:.3g} L={d['lp_score']:.3g} A={d['a_score']:.3g}"
                    f"{_dup_note(f)}")
     typer.echo(f"-> {out}")
+
+
+class ProbeDataset(str, Enum):
+    vsr = "vsr"
+    pope = "pope"
+    hallusionbench = "hallusionbench"
+    vizwiz = "vizwiz"
+
+
+def _done_ids(path: Path) -> set[str]:
+    """sample_ids already written; a torn last line (a run killed mid-write) is cut off."""
+    import json
+
+    if not path.is_file():
+        return set()
+    done: set[str] = set()
+    good = 0  # bytes up to the end of the last complete row
+    with path.open("rb") as fh:
+        data = fh.read()
+    for raw in data.splitlines(keepends=True):
+        try:
+            row = json.loads(raw)
+        except ValueError:
+            break
+        if not raw.endswith(b"\n"):
+            break
+        good += len(raw)
+        if isinstance(row, dict) and isinstance(row.get("sample_id"), str):
+            done.add(row["sample_id"])
+    if good < len(data):
+        with path.open("r+b") as fh:
+            fh.truncate(good)
+    return done
+
+
+@app.command()
+def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub id)."),
+          dataset: ProbeDataset = typer.Option(..., "--dataset"),
+          data: Path = typer.Option(..., "--data", help="The dataset's question file."),
+          images: Path = typer.Option(None, "--images", help="Folder the image names resolve in."),
+          out: Path = typer.Option(..., "--out", help="Output folder (<model>/<dataset>.jsonl)."),
+          limit: int = typer.Option(None, "--limit", min=1, help="First N items only."),
+          batch_size: int = typer.Option(8, "--batch-size", min=1),
+          preset: str = typer.Option("default", "--preset", help="weak, default or strong."),
+          blank: str = typer.Option("same", "--blank", help="same (original size) or reference "
+                                    "(fixed 384x384)."),
+          confidence: str = typer.Option("geomean", "--confidence", help="geomean or two_way."),
+          max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
+          name: str = typer.Option(None, "--name", help="Model name in the output path "
+                                   "(default: the model folder's name)."),
+          device: str = typer.Option("cpu", "--device"),
+          dtype: str = typer.Option("auto", "--dtype"),
+          ) -> None:
+    """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
+    (resumable: items already written are skipped)."""
+    import json
+
+    from halluscope.prism.datasets import load_dataset
+    from halluscope.prism.perturb import get_preset
+    from halluscope.prism.probes import ProbeConfig, ProbeStats, probe_items, skipped_row
+
+    with _user_errors():
+        try:
+            get_preset(preset)
+            config = ProbeConfig(preset=preset, blank=blank, confidence=confidence,
+                                 max_new_tokens=max_new_tokens, batch_size=batch_size)
+            if blank not in ("same", "reference"):
+                raise ValueError(f"--blank must be same or reference, not {blank!r}")
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        ds = load_dataset(dataset.value, data, images)
+        items = ds.items[:limit] if limit else ds.items
+        model_name = name or Path(str(model).rstrip("/")).name
+        target = out / model_name / f"{dataset.value}.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        done = _done_ids(target)
+        missing = set(ds.missing_images)
+        todo = [it for it in items if it.item_id not in done and it.item_id not in missing]
+        skip = [it for it in items if it.item_id not in done and it.item_id in missing]
+        stats = ProbeStats()
+        with target.open("a", encoding="utf-8") as fh:
+            for it in skip:
+                fh.write(json.dumps(skipped_row(it)) + "\n")
+            fh.flush()
+            if todo:
+                from halluscope.models import load_adapter
+
+                adapter = load_adapter(model, dtype=dtype, device=device)
+                for row in probe_items(adapter, todo, config, model_name, stats):
+                    fh.write(json.dumps(row) + "\n")
+                    fh.flush()
+    n_missing = sum(1 for it in items if it.item_id in missing)
+    typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={len(todo)} "
+               f"already_done={sum(1 for it in items if it.item_id in done)} "
+               f"missing_images={n_missing} no_relation_swap={stats.n_no_relation_swap} "
+               f"unparsed={stats.unparsed or 0}")
+    typer.echo(f"-> {target}")

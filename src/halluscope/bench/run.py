@@ -1,0 +1,363 @@
+"""`halluscope bench run`: labels + signals -> every detector through the protocol -> tables + HTML.
+
+>>> parse_budgets("nat,10,max")
+['0', 'nat', '10', 'max']
+>>> parse_budgets("0,30,0")
+['0', '30']
+
+Output directory (every file written atomically; `results.json` and the CSV / Markdown tables
+are identical across reruns of the same inputs, timings go to `timings.json`):
+- results.json: run summary, Tables 1, 2, 4, 5, 7, 13, per-seed metrics, figure data;
+- table{1,2,4,5,7,13}.csv, tables.md (all tables), summary.md (the run-level summary);
+- scores.parquet: budget-0 scores, one row per (seed, mention), null where not scored;
+- report.html (self-contained, plots embedded) and report.md.
+
+Budget 0 is always run (Table 4 needs it). Trained detectors are mixed at the other budgets by
+`detectors.runner.run_protocol`. The natural share (budget "nat") is `natural_share` when given,
+else the non-assertive share of the labelled mentions -- only right when they come from captions
+of random images (Table 1), hence the note.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from halluscope.errors import ConfigError, InputError
+
+DEFAULT_BUDGETS = "0,nat,10,30,100,max"
+RESULTS_VERSION = 1
+
+
+def parse_budgets(text: str) -> list[str]:
+    """Budgets from "0,nat,10,...": "0" first (always run), duplicates dropped, values checked."""
+    from halluscope.detectors.runner import budget_count
+
+    budgets = ["0"]
+    for part in (p.strip() for p in text.split(",")):
+        if not part or part in budgets:
+            continue
+        if part not in ("nat", "max"):
+            budget_count(part, 1, 1, 1, None)  # raises ConfigError on a bad percentage
+        budgets.append(part)
+    return budgets
+
+
+def resolve_detectors(requested: Sequence[str] | None, available: set[str]
+                      ) -> tuple[list[str], list[str]]:
+    """(detectors to run, notes on those skipped): by default every registered detector whose
+    feature columns the store has; an explicitly requested one lacking a column is an error.
+
+    >>> resolve_detectors(None, {"nll", "entropy"})[0]
+    ['nll', 'entropy']
+    """
+    from halluscope.detectors import DETECTOR_COLUMNS
+
+    if requested:
+        unknown = [d for d in requested if d not in DETECTOR_COLUMNS]
+        if unknown:
+            raise ConfigError(f"unknown detector(s) {', '.join(unknown)}; choose from "
+                              f"{', '.join(DETECTOR_COLUMNS)}")
+        lacking = {d: [c for c in DETECTOR_COLUMNS[d] if c not in available] for d in requested}
+        lacking = {d: cols for d, cols in lacking.items() if cols}
+        if lacking:
+            raise InputError("the signal store lacks " + "; ".join(
+                f"{', '.join(cols)} (for {d})" for d, cols in lacking.items()))
+        return list(dict.fromkeys(requested)), []
+    run, notes = [], []
+    for name, columns in DETECTOR_COLUMNS.items():
+        missing = [c for c in columns if c not in available]
+        if missing:
+            notes.append(f"{name} skipped: the signals have no {', '.join(missing)}")
+        else:
+            run.append(name)
+    return run, notes
+
+
+def _captions_have_halp(signals: Path) -> bool:
+    import pyarrow.parquet as pq
+
+    from halluscope.bench.dataset import _store_shards
+
+    shards = _store_shards(signals / "captions")
+    return bool(shards) and "halp_hidden" in pq.read_schema(shards[0]).names
+
+
+def _strip_splits(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    # The image -> split maps are recomputable from the seed and make the JSON huge.
+    return [{k: v for k, v in s.items() if k != "splits"} for s in per_seed]
+
+
+def _roc_points(positive: np.ndarray, negative: np.ndarray, limit: int = 101
+                ) -> dict[str, list[float]] | None:
+    from halluscope.bench.experiments import roc_curve
+
+    if not len(positive) or not len(negative):
+        return None
+    fpr, tpr = roc_curve(positive, negative)
+    if len(fpr) > limit:  # keep the curve's shape, bound the JSON size
+        pick = np.unique(np.linspace(0, len(fpr) - 1, limit).round().astype(int))
+        fpr, tpr = [fpr[i] for i in pick], [tpr[i] for i in pick]
+    return {"fpr": [round(v, 6) for v in fpr], "tpr": [round(v, 6) for v in tpr]}
+
+
+def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: int = 3,
+              budgets: Sequence[str] | str = DEFAULT_BUDGETS,
+              detectors: Sequence[str] | None = None, model: str | None = None,
+              annotations: str | Path | None = None, natural_share: float | None = None,
+              allow_unmatched: bool = False, figure_detector: str | None = None,
+              detector_options: Mapping[str, Mapping[str, Any]] | None = None,
+              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The whole run; returns the results written to `out/results.json`."""
+    import time
+
+    from halluscope.bench import experiments as ex
+    from halluscope.bench.dataset import (POSITION_COLUMN, class_counts, load_bench,
+                                          natural_rates, signal_columns)
+    from halluscope.bench.protocol import protocol_description, split_counts, summarize_seeds
+    from halluscope.detectors import DETECTOR_COLUMNS, TRAINED
+
+    signals, out = Path(signals), Path(out)
+    if seeds < 1:
+        raise ConfigError("--seeds must be at least 1")
+    budget_list = parse_budgets(budgets) if isinstance(budgets, str) else parse_budgets(
+        ",".join(budgets))
+    available = set(signal_columns(signals))
+    if _captions_have_halp(signals):
+        available.add("halp_hidden")
+    names, notes = resolve_detectors(detectors, available)
+    if not names:
+        raise InputError("no detector can run: the signal store has none of their columns")
+    if figure_detector is not None and figure_detector not in names:
+        raise ConfigError(f"--figure-detector {figure_detector!r} is not among the detectors run")
+    columns = sorted({c for n in names for c in DETECTOR_COLUMNS[n]})
+    data = load_bench(labels, signals, columns, annotations, model, allow_unmatched)
+    notes = data.notes + notes
+    table, features = data.table, data.features
+    seed_list = tuple(range(seeds))
+    options = {n: dict((detector_options or {}).get(n, {})) for n in names}
+
+    natural_source = "given (--natural-share)"
+    if natural_share is None:
+        natural_share = float((table.label == "non_assertive").mean())
+        natural_source = ("estimated from these labelled mentions (right only for captions of "
+                          "random images; pass --natural-share otherwise)")
+    if "nat" in budget_list and not 0 <= natural_share < 1:
+        budget_list.remove("nat")
+        notes.append(f"budget nat dropped: natural share {natural_share:.3f} is not in [0, 1)")
+
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    seeds_scored = ex.score_as_published(table, features, options, seed_list, progress, timings)
+    trained_run = [n for n in names if n in TRAINED]  # HALP is reported at budget 0 only
+    mixing_budgets = [b for b in budget_list if b != "0"]
+    mixing: dict[str, Any] = {"mean": {}, "per_seed": []}
+    if trained_run and mixing_budgets:
+        from halluscope.detectors.runner import run_protocol
+
+        mixing = run_protocol(table, features, {n: options[n] for n in trained_run}, seed_list,
+                              mixing_budgets, natural_share, progress=progress)
+        for name, seconds in mixing["timings"].items():
+            timings[name] = timings.get(name, 0.0) + seconds
+    elif mixing_budgets:
+        notes.append("no trained detector ran: the mixing budgets were not run")
+    timings["total"] = time.perf_counter() - started
+
+    mean0 = {n: summarize_seeds([s.results[n] for s in seeds_scored]) for n in names}
+    mean = {"0": mean0, **mixing["mean"]}
+    per_seed_budgets = []
+    for i, s in enumerate(seeds_scored):
+        entry = {"0": {"n_mixed": 0, "notes": [], "detectors": s.results}}
+        if mixing["per_seed"]:
+            entry.update(mixing["per_seed"][i]["budgets"])
+        per_seed_budgets.append(entry)
+
+    subtypes = ex.subtypes_of(table)
+    if not (table.label == "non_assertive").any():
+        notes.append("this model has no non-assertive mentions: non-assertive FPRs are undefined "
+                     "and every mixing budget equals budget 0")
+    positions = features.get(POSITION_COLUMN)
+    model_name = data.model or model or "model"
+    rows_for_tables = [{**r, "model": model_name} for r in data.rows]
+    rates = natural_rates(rows_for_tables)
+    counts = class_counts(rows_for_tables)
+    tables = {
+        "table1": _table1(rates),
+        "table2": _table2(counts, subtypes),
+        "table4": ex.table4(mean0, subtypes),
+        "table5": ex.table5(mean, per_seed_budgets, budget_list,
+                            [n for n in trained_run]),
+        "table7": ex.table7(seeds_scored, table, names, subtypes),
+        "table13": ex.table13(seeds_scored, table,
+                              None if positions is None else np.asarray(positions), names),
+    }
+    first = seeds_scored[0]
+    held = first.codes == 2
+    roc = {}
+    for name in names:
+        score = first.scores[name]
+        if isinstance(score, str):
+            continue
+        points = _roc_points(score[held & (table.label == "hallucinated")],
+                             score[held & (table.label == "concrete")])
+        if points is not None:
+            roc[name] = {**points, "auc": first.results[name]["auc_concrete_vs_halluc"]}
+    figures = {"scores": ex.figure_examples(first, table, data.rows, figure_detector),
+               "roc": roc, "roc_seed": first.seed}
+
+    summary = {
+        "model": model_name, "labels": str(labels), "signals": str(signals),
+        "n_mentions": len(table), "n_images": len(set(table.image_id.tolist())),
+        "class_counts": counts[model_name], "join": data.join,
+        "seeds": list(seed_list), "budgets": budget_list,
+        "natural_share": natural_share, "natural_share_source": natural_source,
+        "detectors": names, "split_counts": {str(s.seed): split_counts(table, s.codes)
+                                             for s in seeds_scored},
+        "headline": {n: {"na_fpr": mean0[n]["na_fpr"]["mean"],
+                         "halluc_tpr": mean0[n]["halluc_tpr"]["mean"]} for n in names},
+        "notes": notes,
+    }
+    results = {"version": RESULTS_VERSION, "summary": summary,
+               "protocol": protocol_description(), "tables": tables,
+               "per_seed": [{"seed": s.seed, "budgets": per_seed_budgets[i]}
+                            for i, s in enumerate(seeds_scored)],
+               "mixing_per_seed": _strip_splits(mixing["per_seed"]),
+               "mean": mean, "figures": figures}
+    write_outputs(results, out, timings)
+    _write_scores(out / "scores.parquet", seeds_scored, data.rows, table, positions)
+    return results
+
+
+def _pct(estimate: Mapping[str, Any]) -> dict[str, Any]:
+    return {"mean": estimate["value"], "std": None, "n_seeds": 1}
+
+
+def _ci(estimate: Mapping[str, Any]) -> str:
+    if estimate.get("low") is None:
+        return "–"
+    return f"[{100 * estimate['low']:.1f}, {100 * estimate['high']:.1f}]"
+
+
+def _table1(rates: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    from halluscope.bench.experiments import make_table
+
+    rows = []
+    for model, r in rates.items():
+        na, hal = r["non_assertive_share"], r["hallucination_rate"]
+        rows.append({"model": model, "images": r["n_images"], "mentions": r["n_mentions"],
+                     "NA share %": _pct(na), "NA share 95% CI": _ci(na),
+                     "halluc rate %": _pct(hal), "halluc rate 95% CI": _ci(hal),
+                     "notes": [] if hal["value"] is not None else ["no existential mentions"]})
+    return make_table("table1", "Table 1: natural rates (95% image-bootstrap CI)",
+                      ["model", "images", "mentions", "NA share %", "NA share 95% CI",
+                       "halluc rate %", "halluc rate 95% CI"], rows,
+                      percent=["NA share %", "halluc rate %"], description=(
+                          "Natural only on captions of random images; on a set that oversamples "
+                          "non-assertive mentions these are the set's own shares."))
+
+
+def _table2(counts: Mapping[str, Mapping[str, Any]], subtypes: Sequence[str]) -> dict[str, Any]:
+    from halluscope.bench.experiments import make_table
+
+    rows = []
+    for model, c in counts.items():
+        row: dict[str, Any] = {"model": model, "concrete": c["concrete"],
+                               "hallucinated": c["hallucinated"],
+                               "non-assertive": c["non_assertive"], "total": c["total"],
+                               "notes": []}
+        for s in subtypes:
+            cell = c["subtypes"].get(s)
+            row[s] = f"{cell['n']} ({cell['share']:.1f}%)" if cell else "0"
+        rows.append(row)
+    return make_table("table2", "Table 2: mentions per class and non-assertive subtype",
+                      ["model", "concrete", "hallucinated", "non-assertive", "total",
+                       *subtypes], rows)
+
+
+def summary_markdown(results: Mapping[str, Any]) -> str:
+    """The run-level summary: inputs, counts, join, settings, headline FPR/TPR, notes."""
+    from halluscope.report.markdown import markdown_table
+
+    s = results["summary"]
+    c = s["class_counts"]
+    j = s["join"]
+    lines = [f"# NAME-Bench detector run: {s['model']}", "",
+             f"{s['n_mentions']} mentions of {s['n_images']} images (concrete {c['concrete']}, "
+             f"hallucinated {c['hallucinated']}, non-assertive {c['non_assertive']}); join: "
+             f"{j['matched']} matched, {j['signals_without_labels']} signal mentions without "
+             f"label, {j['labels_without_signals']} labelled mentions without signals.",
+             f"Seeds {', '.join(map(str, s['seeds']))}; budgets {', '.join(s['budgets'])}; "
+             f"natural share {s['natural_share']:.3f} ({s['natural_share_source']}).",
+             "Threshold: flags 10% of the calibration concrete mentions; metrics on held-out.",
+             "", "## Headline (budget 0, mean over seeds)", ""]
+    body = [[n, "–" if h["na_fpr"] is None else f"{100 * h['na_fpr']:.1f}",
+             "–" if h["halluc_tpr"] is None else f"{100 * h['halluc_tpr']:.1f}"]
+            for n, h in s["headline"].items()]
+    lines.append(markdown_table(["detector", "NA FPR %", "halluc TPR %"], body))
+    if s["notes"]:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in s["notes"]]
+    return "\n".join(lines)
+
+
+def tables_markdown(results: Mapping[str, Any]) -> str:
+    from halluscope.bench.experiments import table_markdown
+
+    return "\n\n".join(table_markdown(t) for t in results["tables"].values())
+
+
+def write_outputs(results: Mapping[str, Any], out: Path, timings: Mapping[str, float]) -> None:
+    """Every text output and the HTML page, each atomically."""
+    from halluscope.bench.experiments import table_csv
+    from halluscope.io.atomic import write_json_atomic, write_text_atomic
+    from halluscope.report.html import write_run_report
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "results.json", results)
+    write_json_atomic(out / "timings.json", {k: round(v, 3) for k, v in timings.items()})
+    for name, table in results["tables"].items():
+        write_text_atomic(out / f"{name}.csv", table_csv(table))
+    write_text_atomic(out / "tables.md", tables_markdown(results) + "\n")
+    write_text_atomic(out / "summary.md", summary_markdown(results) + "\n")
+    write_run_report(results, out)
+
+
+def _write_scores(path: Path, seeds: Sequence[Any], rows: Sequence[Mapping[str, Any]],
+                  table: Any, positions: np.ndarray | None) -> None:
+    import pyarrow as pa
+
+    from halluscope.bench.protocol import SPLITS
+    from halluscope.io.atomic import atomic_path
+
+    import pyarrow.parquet as pq
+
+    n = len(rows)
+    columns: dict[str, list[Any]] = {k: [] for k in ("seed", "key", "image_id", "label",
+                                                     "subtype", "present", "split")}
+    names = list(seeds[0].scores) if seeds else []
+    score_columns: dict[str, list[Any]] = {name: [] for name in names}
+    for s in seeds:
+        columns["seed"] += [s.seed] * n
+        columns["key"] += [r["key"] for r in rows]
+        columns["image_id"] += [r["image_id"] for r in rows]
+        columns["label"] += [r["label"] for r in rows]
+        columns["subtype"] += [r["subtype"] for r in rows]
+        columns["present"] += [r["present"] for r in rows]
+        columns["split"] += [SPLITS[c] for c in s.codes]
+        for name in names:
+            score = s.scores[name]
+            if isinstance(score, str):
+                score_columns[name] += [None] * n
+                continue
+            from halluscope.detectors import get_detector
+
+            trained = get_detector(name).trained
+            score_columns[name] += [None if (trained and c == 0) else float(v)
+                                    for v, c in zip(score, s.codes)]
+    data = dict(columns)
+    if positions is not None:
+        data["caption_token_index"] = np.tile(np.asarray(positions), len(seeds)).tolist()
+    data.update(score_columns)
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(data), tmp)

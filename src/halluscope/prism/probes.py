@@ -1,0 +1,551 @@
+"""Batched HalluPrism probing on any `VLMAdapter`: per-item rows in the released layout.
+
+>>> base_prompt_for("vsr", "The cat is under the table.")[:36]
+'Look at the image carefully. Is the '
+>>> swap_relation("The cat is at the left side of the dog.", "at the left side of")
+'The cat is at the right side of the dog.'
+>>> negate_question("Is there a dog in the image?")
+'Is there no dog in the image?'
+
+Probes per item (paper Sec. 3, Appendix 9.2): the clean answer, four visual perturbations
+(`perturb.py`), a blank image, the grounding re-check prompt, and, where they apply, the VSR
+relation swap (P_r of Eq. 6) and the negated yes/no question (the reference code's A probe).
+Items whose caption has no swappable relation are counted (`ProbeStats.n_no_relation_swap`).
+
+How answers and confidences are computed (c of Eq. 2, geometric mean of answer-token
+probabilities from raw logits, EOS never included):
+
+* Closed answer sets (yes/no, true/false), every probe whose prompt asks for the bare label
+  (clean, perturbations, blank, relation swap, negation): the label is not generated. One
+  forward pass scores the options: each option's tokens ("Yes"/"No", "True"/"False", as the
+  base prompts spell them) are teacher-forced after the prompt and the option with the higher
+  total log-probability is the answer. When every option is one token (the usual case) a single
+  row per request suffices (the next-token distribution after the prompt); otherwise each
+  option is its own row of the same forward pass. Confidence (`ProbeConfig.confidence`):
+  "geomean" (default) = the chosen option's geometric-mean token probability, Eq. 2 applied to
+  the answer; "two_way" = its share of the options' total probability, exp(lp_a) /
+  sum_o exp(lp_o). Scoring the options instead of generating removes the parser from the
+  clean answer and makes c comparable across probes; it does not check that the model would
+  have stopped after the label.
+* The grounding re-check asks for a description first, so it is generated (greedy, up to
+  `max_new_tokens`) and its label parsed from the response (`answers.parse_closed`, which
+  reads answers at the end). Its confidence is then the label's option score at the point the
+  model gave it (the response up to the label is teacher-forced as a prefix, one batched
+  forward), so Delta c in P_g compares like with like. An unparsed response keeps the
+  geometric mean of its generated tokens as confidence and counts as a flip.
+* Open answers (VizWiz) are generated; c is the geometric mean over the generated tokens.
+
+Rows carry the released schema's field names (`model_prediction`, `scalar_confidence`,
+`v_per_perturbation`, `lp_*`, `cot_*`, `negation_*`, `relation_*`) so `results.probe_set`
+reads them and `signature.py` computes (V, L, A); the stored `v_score`/`lp_score`/`a_score` use
+the paper preset (`signature_preset`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+
+from halluscope.prism.answers import labels_for, score
+from halluscope.prism.datasets import DATASET_NAMES, TASK_TYPES, Item
+from halluscope.prism.perturb import PERTURBATION_NAMES, blank_image, visual_perturbations
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from halluscope.models.base import VLMAdapter
+
+#: Probe names, in the order they are run and written.
+PROBES = ("clean",) + PERTURBATION_NAMES + ("blank", "grounding", "relation", "negation")
+#: How each closed label is spelled when scored (the base prompts' spelling).
+SURFACES = {"yes": "Yes", "no": "No", "true": "True", "false": "False"}
+CONFIDENCE_MODES = ("geomean", "two_way")
+
+# Appendix 9.1 base prompts and Appendix 9.2.3 grounding re-check.
+_YES_NO_PROMPT = "{question} Answer with only 'Yes' or 'No'."
+_VSR_PROMPT = ("Look at the image carefully. Is the following statement true or false? "
+               "Statement: \"{caption}\" Answer with only 'True' or 'False'.")
+_VIZWIZ_PROMPT = ("{question} If the image is too unclear to answer, or the question cannot be "
+                  "answered from the image, say 'unanswerable'. Otherwise, give a short answer "
+                  "(one or two words).")
+_GROUNDING_PROMPT = ("Look at the image carefully. First, describe what you see in the image in "
+                     "one sentence. Then answer the following question. {prompt}")
+
+# Relation swaps for VSR captions (directed: the swap of the relation as the caption states it).
+# Relations with no spatial opposite ("touching", "contains", "part of") are left unswapped.
+RELATION_SWAPS: dict[str, str] = {
+    "left of": "right of", "right of": "left of",
+    "at the left side of": "at the right side of", "at the right side of": "at the left side of",
+    "above": "below", "below": "above", "over": "under", "under": "on top of",
+    "beneath": "above", "on top of": "under", "on": "under", "in front of": "behind",
+    "behind": "in front of", "ahead of": "behind", "at the back of": "in front of",
+    "inside": "outside", "in": "outside", "out of": "in", "facing": "facing away from",
+    "facing away from": "facing", "near": "far from", "close to": "far from",
+    "next to": "far from", "beside": "far from", "by": "far from", "far from": "next to",
+    "far away from": "next to", "away from": "next to",
+}
+
+
+def base_prompt_for(dataset: str, question: str) -> str:
+    """The Appendix 9.1 base prompt of a dataset's question (or VSR caption).
+
+    >>> base_prompt_for("pope", "Is there a cat in the image?")
+    "Is there a cat in the image? Answer with only 'Yes' or 'No'."
+    """
+    if dataset in ("pope", "hallusionbench"):
+        return _YES_NO_PROMPT.format(question=question)
+    if dataset == "vsr":
+        return _VSR_PROMPT.format(caption=question)
+    if dataset == "vizwiz":
+        return _VIZWIZ_PROMPT.format(question=question)
+    raise ValueError(f"no base prompt for dataset {dataset!r}")
+
+
+def grounding_prompt(prompt: str) -> str:
+    """Appendix 9.2.3 grounding re-check around the original prompt.
+
+    >>> grounding_prompt("Q?").endswith("Then answer the following question. Q?")
+    True
+    """
+    return _GROUNDING_PROMPT.format(prompt=prompt)
+
+
+def swap_relation(caption: str, relation: str | None) -> str | None:
+    """The caption with its spatial relation swapped, or None when there is none to swap.
+
+    >>> swap_relation("The dog is on the surfboard.", "on")
+    'The dog is under the surfboard.'
+    >>> swap_relation("The cup is touching the plate.", "touching") is None
+    True
+    >>> swap_relation("The bus is behind the car.", None)
+    'The bus is in front of the car.'
+
+    With no stated relation the longest known relation phrase found in the caption is used.
+    """
+    candidates = [relation] if relation else sorted(RELATION_SWAPS, key=len, reverse=True)
+    for rel in candidates:
+        target = RELATION_SWAPS.get(rel.lower().strip())
+        if target is None:
+            continue
+        pattern = re.compile(r"\b" + re.escape(rel.strip()) + r"\b", re.IGNORECASE)
+        if pattern.search(caption):
+            return pattern.sub(target, caption, count=1)
+    return None
+
+
+def negate_question(question: str) -> str:
+    """A yes/no question whose correct answer is the opposite one.
+
+    >>> negate_question("Are there any people in the photo?")
+    'Are there no people in the photo?'
+    >>> negate_question("Is the red line longer than the blue line?")
+    "Is the answer to the following question 'No'? Is the red line longer than the blue line?"
+
+    "Is/Are there (a|an|any) X" becomes "... there no X"; other questions are wrapped so that
+    the expected answer flips without rewriting their grammar.
+    """
+    negated, n = re.subn(r"^(is|are)\s+there\s+(?:a|an|any)?\s*", r"\1 there no ", question,
+                         count=1, flags=re.IGNORECASE)
+    if n:
+        return negated
+    return f"Is the answer to the following question 'No'? {question}"
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    """Probe settings.
+
+    >>> ProbeConfig().preset, ProbeConfig().confidence
+    ('default', 'geomean')
+    """
+
+    preset: str = "default"  # perturbation strengths (Table 12)
+    blank: str = "same"  # "same" size as the original, or the reference's 384x384 "reference"
+    confidence: str = "geomean"  # closed sets: "geomean" or "two_way"
+    max_new_tokens: int = 128  # the paper's cap
+    batch_size: int = 8
+    probes: tuple[str, ...] = PROBES
+
+    def __post_init__(self) -> None:
+        if self.confidence not in CONFIDENCE_MODES:
+            raise ValueError(f"confidence must be one of {CONFIDENCE_MODES}, "
+                             f"not {self.confidence!r}")
+        if self.batch_size < 1 or self.max_new_tokens < 1:
+            raise ValueError("batch_size and max_new_tokens must be at least 1")
+        unknown = set(self.probes) - set(PROBES)
+        if unknown or "clean" not in self.probes:
+            raise ValueError(f"probes must include 'clean' and come from {PROBES}")
+
+
+@dataclass
+class ProbeStats:
+    """Counts over a probing run.
+
+    >>> ProbeStats().as_dict()["n_no_relation_swap"]
+    0
+    """
+
+    n_items: int = 0
+    n_no_relation_swap: int = 0
+    n_negated: int = 0
+    n_forward_rows: int = 0
+    n_generated: int = 0
+    unparsed: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"n_items": self.n_items, "n_no_relation_swap": self.n_no_relation_swap,
+                "n_negated": self.n_negated, "n_forward_rows": self.n_forward_rows,
+                "n_generated": self.n_generated, "unparsed": dict(self.unparsed)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One probe's answer: raw text, normalised prediction ('' if unparsed), confidence."""
+
+    raw: str
+    prediction: str
+    confidence: float
+    option_logprobs: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class OptionScores:
+    """Total log-probability and token count of each option, in the order given."""
+
+    logprobs: tuple[float, ...]
+    n_tokens: tuple[int, ...]
+
+    def best(self) -> int:
+        return max(range(len(self.logprobs)), key=lambda i: self.logprobs[i])
+
+    def confidence(self, index: int, mode: str = "geomean") -> float:
+        """Geometric-mean token probability of option `index`, or its two-way share.
+
+        >>> s = OptionScores((math.log(0.6), math.log(0.2)), (1, 1))
+        >>> round(s.confidence(0), 6), round(s.confidence(0, "two_way"), 6)
+        (0.6, 0.75)
+        """
+        if mode == "two_way":
+            top = max(self.logprobs)
+            total = sum(math.exp(lp - top) for lp in self.logprobs)
+            return math.exp(self.logprobs[index] - top) / total
+        return math.exp(self.logprobs[index] / max(self.n_tokens[index], 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Model-side primitives (torch is imported inside)
+# ---------------------------------------------------------------------------------------------
+
+def _option_ids(adapter: VLMAdapter, surface: str, prefix_ids: Sequence[int],
+                prefix: str) -> list[int]:
+    if not prefix_ids:
+        return adapter.tokenize_caption(surface)[0]
+    space = " " if prefix and not prefix[-1].isspace() else ""
+    return list(adapter.tokenizer(space + surface, add_special_tokens=False)["input_ids"])
+
+
+def score_options(adapter: VLMAdapter, images: Sequence[Image.Image], prompts: Sequence[str],
+                  options: Sequence[Sequence[str]], prefixes: Sequence[str] | None = None,
+                  stats: ProbeStats | None = None) -> list[OptionScores]:
+    """Total log-probability of each option after each (image, prompt[, response prefix]), in one
+    forward pass.
+
+    Left padding puts every scored token at the end of its row, so only the last K positions
+    go through the LM head (`logits_to_keep`), K = longest option + 1.
+    """
+    import torch
+
+    n = len(prompts)
+    prefix_texts = list(prefixes) if prefixes is not None else [""] * n
+    prefix_ids = [adapter.tokenize_caption(p)[0] if p else [] for p in prefix_texts]
+    opt_ids = [[_option_ids(adapter, s, prefix_ids[i], prefix_texts[i]) for s in options[i]]
+               for i in range(n)]
+    single = all(len(ids) == 1 for row in opt_ids for ids in row)
+    if single:
+        # One row per request: the next-token distribution after prompt (+ prefix) scores all
+        # single-token options at once.
+        rows_img, rows_prompt, rows_cap = list(images), list(prompts), prefix_ids
+        keep = 1
+    else:
+        rows_img, rows_prompt, rows_cap = [], [], []
+        for i in range(n):
+            for ids in opt_ids[i]:
+                rows_img.append(images[i])
+                rows_prompt.append(prompts[i])
+                rows_cap.append(prefix_ids[i] + ids)
+        keep = max(len(ids) for row in opt_ids for ids in row) + 1
+    captions = rows_cap if any(rows_cap) else None
+    batch = adapter.encode(rows_img, rows_prompt, captions, padding_side="left")
+    with torch.no_grad():
+        out = adapter.model(**batch.inputs, logits_to_keep=keep)
+    logp = torch.log_softmax(out.logits[:, -keep:].float(), dim=-1)
+    if stats is not None:
+        stats.n_forward_rows += len(rows_prompt)
+    results: list[OptionScores] = []
+    row = 0
+    for i in range(n):
+        lps, counts = [], []
+        for ids in opt_ids[i]:
+            if single:
+                lps.append(float(logp[i, -1, ids[0]]))
+            else:
+                m = len(ids)
+                # Position -1 predicts the token after the row; option token j sits at -(m - j)
+                # and is predicted from position -(m - j) - 1.
+                lps.append(float(sum(logp[row, keep - m - 1 + j, t] for j, t in enumerate(ids))))
+                row += 1
+            counts.append(len(ids))
+        results.append(OptionScores(tuple(lps), tuple(counts)))
+    return results
+
+
+def generation_confidence(token_ids: Sequence[int], logits: Any, eos_ids: Iterable[int]) -> float:
+    """Geometric-mean probability of the generated tokens from the raw logits, EOS excluded;
+    0.0 for an empty answer."""
+    import torch
+
+    eos = set(eos_ids)
+    keep = [j for j, t in enumerate(token_ids) if t not in eos]
+    if not keep or logits is None:
+        return 0.0
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    total = sum(float(logp[j, token_ids[j]]) for j in keep)
+    return math.exp(total / len(keep))
+
+
+def _eos_ids(adapter: VLMAdapter) -> set[int]:
+    eos = adapter.model.generation_config.eos_token_id
+    return set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+
+
+def _label_position(text: str, label: str, leading: bool) -> tuple[int, str]:
+    """Character offset and spelling of the label occurrence the parser read."""
+    hits = list(re.finditer(r"\b" + re.escape(label) + r"\b", text, re.IGNORECASE))
+    if not hits:
+        return len(text), SURFACES[label]
+    hit = hits[0] if leading else hits[-1]
+    return hit.start(), hit.group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Probing
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class _Request:
+    item: int
+    probe: str
+    image: Any
+    prompt: str
+
+
+def load_image(path: str) -> Image.Image:
+    """An RGB PIL image from a file."""
+    from PIL import Image as PILImage
+
+    with PILImage.open(path) as im:
+        return im.convert("RGB")
+
+
+def build_requests(item: Item, image: Image.Image, config: ProbeConfig, index: int,
+                   stats: ProbeStats) -> list[_Request]:
+    """The probe requests of one item (images perturbed per item, so batching cannot change them).
+
+    >>> from PIL import Image
+    >>> it = Item("vsr_dev_000000", "vsr", "x.jpg", "The cat is on the mat.", "true", "truefalse", "on")
+    >>> [r.probe for r in build_requests(it, Image.new("RGB", (8, 8)), ProbeConfig(), 0, ProbeStats())]
+    ['clean', 'blur_heavy', 'crop_aggressive', 'brightness_low', 'noise', 'blank', 'grounding', 'relation']
+    """
+    prompt = base_prompt_for(item.dataset, item.question)
+    want = set(config.probes)
+    reqs = [_Request(index, "clean", image, prompt)]
+    reqs += [_Request(index, name, img, prompt)
+             for name, img in visual_perturbations(image, item.item_id, config.preset)
+             if name in want]
+    if "blank" in want:
+        reqs.append(_Request(index, "blank", blank_image(image, config.blank), prompt))
+    if "grounding" in want:
+        reqs.append(_Request(index, "grounding", image, grounding_prompt(prompt)))
+    if "relation" in want and item.dataset == "vsr":
+        swapped = swap_relation(item.question, item.relation)
+        if swapped is None:
+            stats.n_no_relation_swap += 1
+        else:
+            reqs.append(_Request(index, "relation", image, base_prompt_for("vsr", swapped)))
+    if "negation" in want and item.answer_type == "yesno":
+        stats.n_negated += 1
+        reqs.append(_Request(index, "negation", image,
+                             base_prompt_for(item.dataset, negate_question(item.question))))
+    return reqs
+
+
+def _chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(seq), size):
+        yield seq[start:start + size]
+
+
+def _run_closed(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
+                config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
+    out: dict[tuple[int, str], Answer] = {}
+    for chunk in _chunks(reqs, config.batch_size):
+        labels = [labels_for(items[r.item].answer_type) for r in chunk]
+        scores = score_options(adapter, [r.image for r in chunk], [r.prompt for r in chunk],
+                               [[SURFACES[lab] for lab in labs] for labs in labels], stats=stats)
+        for r, labs, s in zip(chunk, labels, scores):
+            k = s.best()
+            out[(r.item, r.probe)] = Answer(SURFACES[labs[k]], labs[k],
+                                            s.confidence(k, config.confidence), s.logprobs)
+    return out
+
+
+def _run_generated(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
+                   config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
+    from halluscope.prism.answers import parse_answer
+
+    eos = _eos_ids(adapter)
+    out: dict[tuple[int, str], Answer] = {}
+    rescore: list[tuple[_Request, str, str, str]] = []  # request, label, prefix, surface
+    for chunk in _chunks(reqs, config.batch_size):
+        gens = adapter.generate([r.image for r in chunk], [r.prompt for r in chunk],
+                                max_new_tokens=config.max_new_tokens, return_logits=True)
+        stats.n_generated += len(chunk)
+        for r, g in zip(chunk, gens):
+            item = items[r.item]
+            conf = generation_confidence(g.token_ids, g.logits, eos)
+            pred = parse_answer(g.text, item.answer_type)
+            out[(r.item, r.probe)] = Answer(g.text, pred, conf)
+            if item.closed and pred:
+                # A label the response starts with is the one read; otherwise the last one.
+                leading = bool(re.match(r"^[\s\W]*" + pred + r"\b", g.text, re.IGNORECASE))
+                pos, spelled = _label_position(g.text, pred, leading)
+                rescore.append((r, pred, g.text[:pos], spelled))
+    # The label's confidence where the model stated it: the response up to the label is the
+    # prefix, the options are scored after it (spelled with the case the model used).
+    for chunk in _chunks(rescore, config.batch_size):
+        opts = []
+        for r, pred, _, spelled in chunk:
+            labs = labels_for(items[r.item].answer_type)
+            cased = [(lab.capitalize() if spelled[:1].isupper() else lab) for lab in labs]
+            opts.append(cased)
+        scores = score_options(adapter, [c[0].image for c in chunk], [c[0].prompt for c in chunk],
+                               opts, prefixes=[c[2] for c in chunk], stats=stats)
+        for (r, pred, _, _), s in zip(chunk, scores):
+            labs = labels_for(items[r.item].answer_type)
+            k = labs.index(pred)
+            prev = out[(r.item, r.probe)]
+            out[(r.item, r.probe)] = Answer(prev.raw, pred, s.confidence(k, config.confidence),
+                                            s.logprobs)
+    return out
+
+
+def probe_chunk(adapter: VLMAdapter, items: Sequence[Item], images: Sequence[Image.Image],
+                config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
+    """All probe answers of a few items, keyed by (index in `items`, probe name)."""
+    reqs = [r for i, (it, im) in enumerate(zip(items, images))
+            for r in build_requests(it, im, config, i, stats)]
+    closed = [r for r in reqs if items[r.item].closed and r.probe != "grounding"]
+    generated = [r for r in reqs if not (items[r.item].closed and r.probe != "grounding")]
+    answers = _run_closed(adapter, closed, items, config, stats)
+    answers.update(_run_generated(adapter, generated, items, config, stats))
+    return answers
+
+
+def _flipped(a: str, b: str) -> bool:
+    return not (a and a == b)
+
+
+def build_row(item: Item, answers: dict[str, Answer], config: ProbeConfig,
+              model_name: str = "") -> dict[str, Any]:
+    """One released-layout row from an item's probe answers, with (V, L, A) computed by
+    `signature.py` from the row's own raw fields."""
+    from halluscope.prism.results import probe_set
+    from halluscope.prism.signature import paper_signature
+
+    clean = answers["clean"]
+    judged = score(clean.raw if not item.closed else clean.prediction, item.answer_type,
+                   item.answer, item.answers)
+    c = clean.confidence
+    row: dict[str, Any] = {
+        "dataset_name": DATASET_NAMES[item.dataset], "sample_id": item.item_id,
+        "image_path": item.image, "text_input": item.question, "gold_answer": item.answer,
+        "task_type": TASK_TYPES[item.dataset], "failure_family": item.failure_family_hint,
+        "relation": item.relation, "pope_split": item.split, "subcategory": item.subcategory,
+        "answerable": item.answerable, "model": model_name,
+        "model_prediction": clean.prediction, "raw_response": clean.raw,
+        "scalar_confidence": c, "is_correct": judged.correct, "is_parsed": judged.parsed,
+        "vqa_accuracy": judged.accuracy if item.answer_type == "open" else None,
+        "v_preset": config.preset, "confidence_mode": config.confidence,
+        "blank_mode": config.blank,
+    }
+    per = {}
+    for name in PERTURBATION_NAMES:
+        if name in answers:
+            a = answers[name]
+            per[name] = {"prediction": a.prediction, "confidence": a.confidence,
+                         "flipped": _flipped(clean.prediction, a.prediction),
+                         "confidence_delta": abs(c - a.confidence), "raw_response": a.raw}
+    row["v_per_perturbation"] = per
+    row["v_n_perturbations"] = len(per)
+    if per:
+        row["v_flip_rate"] = sum(p["flipped"] for p in per.values()) / len(per)
+        row["v_confidence_shift"] = sum(p["confidence_delta"] for p in per.values()) / len(per)
+    if "blank" in answers:
+        b = answers["blank"]
+        row.update(lp_prediction=b.prediction, lp_raw_response=b.raw, lp_confidence=b.confidence,
+                   lp_answer_matches=not _flipped(clean.prediction, b.prediction))
+    if "grounding" in answers:
+        g = answers["grounding"]
+        row.update(cot_prediction=g.prediction, cot_raw_response=g.raw,
+                   cot_confidence=g.confidence, cot_flipped=_flipped(clean.prediction, g.prediction))
+    if "relation" in answers:
+        r = answers["relation"]
+        row.update(relation_prediction=r.prediction, relation_raw_response=r.raw,
+                   relation_confidence=r.confidence)
+    if "negation" in answers:
+        n = answers["negation"]
+        row.update(negation_prediction=n.prediction, negation_raw_response=n.raw,
+                   negation_confidence=n.confidence)
+    if per and "blank" in answers and "grounding" in answers and \
+            (row["task_type"] != "yes_no" or "negation_prediction" in row):
+        sig = paper_signature(probe_set(row, f"{model_name}/{item.dataset}", 0))
+        row.update(v_score=sig.v, lp_score=sig.l_conf, a_score=sig.a, l_persist=sig.l_persist,
+                   l_match=sig.l_match, l_stable=sig.l_stable, signature_preset="paper")
+    return row
+
+
+def skipped_row(item: Item, reason: str = "[skipped_no_image]") -> dict[str, Any]:
+    """A row for an item that could not be probed (results.py counts and drops these).
+
+    >>> skipped_row(Item("a", "vsr", "x", "q", "true", "truefalse"))["skipped"]
+    True
+    """
+    return {"dataset_name": DATASET_NAMES[item.dataset], "sample_id": item.item_id,
+            "image_path": item.image, "text_input": item.question, "gold_answer": item.answer,
+            "task_type": TASK_TYPES[item.dataset], "model_prediction": reason, "skipped": True}
+
+
+def probe_items(adapter: VLMAdapter, items: Sequence[Item], config: ProbeConfig | None = None,
+                model_name: str = "", stats: ProbeStats | None = None,
+                load: Callable[[str], Image.Image] = load_image,
+                images: Sequence[Image.Image] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of all probes for `items`, yielded in item order, `config.batch_size` items at a time
+    (so a caller can write them as they come and resume after a stop).
+
+    `images` (same order as `items`) overrides loading from `Item.image`.
+    """
+    config = config or ProbeConfig()
+    stats = stats if stats is not None else ProbeStats()
+    for start in range(0, len(items), config.batch_size):
+        chunk = list(items[start:start + config.batch_size])
+        imgs = (list(images[start:start + len(chunk)]) if images is not None
+                else [load(it.image) for it in chunk])
+        answers = probe_chunk(adapter, chunk, imgs, config, stats)
+        for i, item in enumerate(chunk):
+            per_item = {probe: a for (k, probe), a in answers.items() if k == i}
+            for probe, a in per_item.items():
+                if not a.prediction:
+                    stats.unparsed[probe] = stats.unparsed.get(probe, 0) + 1
+            stats.n_items += 1
+            yield build_row(item, per_item, config, model_name)
