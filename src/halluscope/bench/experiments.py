@@ -269,13 +269,15 @@ def table5(mean: Mapping[str, Mapping[str, Mapping[str, Any]]],
             notes += [f"seed {i}: {n}" for n in s.get(b, {}).get("notes", [])]
     for name in trained:
         for metric, label in (("na_fpr", "NA FPR %"), ("halluc_tpr", "halluc TPR %")):
-            row: dict[str, Any] = {"detector": name, "metric": label, "notes": []}
+            row: dict[str, Any] = {"detector": name, "metric": label}
+            by_note: dict[str, list[str]] = {}  # one note per text, naming its budgets
             for b in budgets:
                 m = mean.get(b, {}).get(name)
                 row[b] = m[metric] if m is not None else None
                 if m is not None and m[metric].get("mean") is None:
-                    row["notes"] += [f"{b}: {n}" for n in m["notes"]]
-            row["notes"] = sorted(set(row["notes"]))
+                    for n in m["notes"]:
+                        by_note.setdefault(n, []).append(b)
+            row["notes"] = [f"budget {', '.join(bs)}: {n}" for n, bs in sorted(by_note.items())]
             rows.append(row)
     if per_seed_budgets and all(int(s.get(b, {}).get("n_mixed", 0)) == 0
                                 for s in per_seed_budgets for b in budgets):
