@@ -17,7 +17,11 @@ from typing import Callable
 
 
 def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images: int = 6,
-                   layers: int = 4, hidden: int = 64, max_new_tokens: int = 24) -> dict:
+                   layers: int = 4, hidden: int = 64, max_new_tokens: int = 24,
+                   labels: str | Path | None = None) -> dict:
+    """Caption `images` generated images, extract signals for every embedded demo caption and,
+    given the usage report's per-mention table (`labels`), run the NAME-Bench protocol on them.
+    """
     import json
 
     import pyarrow.parquet as pq
@@ -35,18 +39,19 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     model_dir = out / "tiny-llava"
     if not (model_dir / "config.json").is_file():
         make_tiny("llava", model_dir, layers=layers, hidden=hidden)
-    paths = write_demo_images(out / "images", images)
+    paths = write_demo_images(out / "images", len(DEMO_IMAGES) if labels else images)
     adapter = load_adapter(model_dir, attn_implementation="sdpa")
 
-    items = [{"image_id": index, "image": str(path)} for index, path in enumerate(paths, 1)]
+    items = [{"image_id": index, "image": str(path)}
+             for index, path in enumerate(paths[:images], 1)]
     caption_summary = caption_images(adapter, items, out / "captioning",
                                      max_new_tokens=max_new_tokens, batch_size=3)
     export_captions(out / "captioning")
     echo(f"## Tiny LLaVA-1.5 ({layers} layers, random weights) captioned {len(items)} generated "
          f"images\n\n{caption_summary.line()}; captions in {out / 'captioning'}/captions.jsonl\n")
 
-    captions = [{"image_id": index, "image": path.name, "caption": DEMO_IMAGES[index - 1][2]}
-                for index, path in enumerate(paths, 1)]
+    captions = [{"image_id": DEMO_IMAGES[index - 1][0], "image": path.name,
+                 "caption": DEMO_IMAGES[index - 1][2]} for index, path in enumerate(paths, 1)]
     signal_summary = extract_signals(adapter, captions, out / "signals",
                                      images_dir=out / "images")
     rows = []
@@ -54,17 +59,29 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
         rows.extend(pq.read_table(shard).to_pylist())
     rows.sort(key=lambda r: (r["caption_index"], r["mention_index"]))
     texts = [c["caption"] for c in captions]
-    labels = get_judge("offline").label(texts, [extract_mentions(t) for t in texts])
-    usage = {(ci, mi): label.usage for ci, per in enumerate(labels) for mi, label in enumerate(per)}
+    judged = get_judge("offline").label(texts, [extract_mentions(t) for t in texts])
+    usage = {(ci, mi): label.usage for ci, per in enumerate(judged) for mi, label in enumerate(per)}
     table = [[r["caption_index"], r["word"], usage.get((r["caption_index"], r["mention_index"]), ""),
               r["token_index"], f"{sum(r['image_attention'][len(r['image_attention']) // 2]) / len(r['image_attention'][0]):.3f}",
               f"{r['nll']:.2f}", f"{r['entropy']:.2f}", f"{r['glsim_score']:.3f}"]
-             for r in rows]
+             for r in rows[:30]]
     echo("## Signals from one teacher-forced pass per caption\n\n"
          + markdown_table(["caption", "mention", "usage", "token", "image attention (mid layer)",
                            "NLL", "entropy", "GLSim"], table)
          + f"\n\n{signal_summary['mentions_written']} mentions from {signal_summary['processed']} "
            f"captions, errors: {signal_summary['errors']}; store in {out / 'signals'}\n")
+    result = {"captioning": caption_summary, "signals": signal_summary}
+    if labels is not None:
+        from halluscope.bench.run import run_bench
+
+        # Few mentions: one seed, small budgets; detectors whose classes are missing report notes.
+        bench = run_bench(labels, out / "signals", out / "bench", seeds=1, budgets="0,10,max")
+        echo("## NAME-Bench protocol on the demo (tiny random model: detector figures are "
+             "noise; the point is the pipeline)\n\n"
+             + (out / "bench" / "summary.md").read_text(encoding="utf-8")
+             + f"\nTables and HTML report in {out / 'bench'}\n")
+        result["bench"] = bench
     (out / "model_demo.json").write_text(json.dumps(
-        {"captioning": caption_summary.__dict__, "signals": signal_summary}, default=str))
-    return {"captioning": caption_summary, "signals": signal_summary}
+        {k: (v.__dict__ if hasattr(v, "__dict__") else v) for k, v in result.items()
+         if k != "bench"}, default=str))
+    return result

@@ -41,7 +41,8 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
         if model:
             from halluscope.demo.model_demo import run_model_demo
 
-            result["model"] = run_model_demo(out / "model", echo=echo)
+            result["model"] = run_model_demo(out / "model", echo=echo,
+                                             labels=out / "report" / "mentions.parquet")
         return result
 
     root = Path(data_root)
