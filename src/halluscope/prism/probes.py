@@ -146,7 +146,7 @@ def negate_question(question: str) -> str:
     "Is/Are there (a|an|any) X" becomes "... there no X"; other questions are wrapped so that
     the expected answer flips without rewriting their grammar.
     """
-    negated, n = re.subn(r"^(is|are)\s+there\s+(?:a|an|any)?\s*", r"\1 there no ", question,
+    negated, n = re.subn(r"^(is|are)\s+there\s+(?:(?:any|an|a)\s+)?", r"\1 there no ", question,
                          count=1, flags=re.IGNORECASE)
     if n:
         return negated
