@@ -1,7 +1,7 @@
 """`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
 
 >>> [c.name for c in app.registered_commands]
-['evaluate', 'run']
+['evaluate', 'run', 'tables']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 `python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
@@ -110,6 +110,47 @@ def run_command(
         raise typer.Exit(2) from None
     typer.echo(summary_markdown(results))
     typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, report.html)", err=True)
+
+
+@app.command("tables")
+def tables_command(
+    labels: Path = typer.Option(..., "--labels", help="Labels Parquet (as for `bench run`)."),
+    signals: Path = typer.Option(..., "--signals", help="`halluscope signals` output directory."),
+    out: Path = typer.Option(..., "--out", help="Output directory (extra_results.json, "
+                                                "extra_tables.md, one CSV per table)."),
+    tables: Optional[str] = typer.Option(None, "--tables", help="Comma-separated tables of "
+                                         "6, 11, 14, 15, 16, 17 (default: all)."),
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    detectors: Optional[str] = typer.Option(None, "--detectors", help="Comma-separated "
+                                            "detectors (default: every one the signals allow)."),
+    budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets",
+                                help="Mixing budgets of Table 14."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (as for `bench run`)."),
+    annotations: Optional[Path] = typer.Option(None, "--annotations",
+                                               help="COCO instances JSON (presence)."),
+    natural_share: Optional[float] = typer.Option(
+        None, "--natural-share", help="Non-assertive share on random images (default: the "
+                                      "labels' own share)."),
+    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
+                                         help="Drop mentions found on one side only."),
+) -> None:
+    """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
+    15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
+    from halluscope.bench.experiments import table_markdown
+    from halluscope.bench.tables_extra import run_tables_extra
+
+    try:
+        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        results = run_tables_extra(labels, signals, out, tables=tables, seeds=seeds,
+                                   detectors=names, model=model, annotations=annotations,
+                                   natural_share=natural_share, budgets=budgets,
+                                   allow_unmatched=allow_unmatched,
+                                   progress=lambda message: typer.echo(message, err=True))
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo("\n\n".join(table_markdown(t) for t in results["tables"].values()))
+    typer.echo(f"wrote {out}/ (extra_results.json, extra_tables.md, table*.csv)", err=True)
 
 
 def main() -> None:

@@ -223,3 +223,161 @@ def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub 
                f"missing_images={n_missing} no_relation_swap={stats.n_no_relation_swap} "
                f"unparsed={stats.unparsed or 0}")
     typer.echo(f"-> {target}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Diagnosis, normalised-dominance routing and the human-audit kit (prism.diagnosis / routing /
+# audit). Each writes JSON atomically and prints a Markdown table.
+# ---------------------------------------------------------------------------------------------
+
+def _md(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table.
+
+    >>> print(_md(["a", "b"], [["1", "2"]]))
+    | a | b |
+    | --- | --- |
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+@app.command()
+def diagnose(results: Path = RESULTS, out: Path = OUT,
+             classifiers: str = typer.Option("lr,xgboost,lightgbm", "--classifiers",
+                                             help="Comma-separated: lr, xgboost, lightgbm."),
+             folds: int = typer.Option(5, "--folds", min=2),
+             seed: int = typer.Option(0, "--seed"),
+             group_by_item: bool = typer.Option(True, "--group-by-item/--no-group-by-item",
+                                                help="Keep each item's rows in one fold."),
+             ) -> None:
+    """Failure-family diagnosis: CV AUROC / macro-F1 of [c], [V,L,A], [V,L,A,c] and ID baselines."""
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.diagnosis import CLASSIFIERS, diagnose_results
+
+    names = [c.strip() for c in classifiers.split(",") if c.strip()]
+    bad = [c for c in names if c not in CLASSIFIERS]
+    if bad or not names:
+        raise typer.BadParameter(f"unknown classifier(s) {bad} (known: {', '.join(CLASSIFIERS)})")
+    with _user_errors():
+        report = diagnose_results(results, names, folds, seed, group_by_item)
+        write_json_atomic(out, report)
+    typer.echo(_md(["classifier", "features", "AUROC", "macro-F1"],
+                   [[e["classifier"], e["features"], f"{_num(e['auroc'])} ± {_num(e['auroc_sd'])}",
+                     f"{_num(e['macro_f1'])} ± {_num(e['macro_f1_sd'])}"]
+                    for e in report["pooled"]]))
+    for note in report.get("notes", []):
+        typer.echo(f"note: {note}")
+    typer.echo(f"-> {out}")
+
+
+@app.command("route-dominance")
+def route_dominance(results: Path = RESULTS, out: Path = OUT,
+                    seed: int = typer.Option(0, "--seed")) -> None:
+    """Routing on normalised dominance: none / generic / logged / matched / permuted / random."""
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.routing import route_dominance as run
+
+    with _user_errors():
+        report = run(results, seed)
+        write_json_atomic(out, report)
+    rows = []
+    for r in report["rows"]:
+        for arm in ("none", "generic", "logged_matched", "matched", "permuted", "random"):
+            a = r[arm]
+            rows.append([f"{r['model']}/{r['dataset']}", arm, f"{a['n_evaluable']}/{a['n']}",
+                         _pct(a["acc"]), _pct(a["fix_rate"]), _pct(a["break_rate"]),
+                         _pct(a["net"])])
+    typer.echo(_md(["setting", "policy", "evaluable", "acc", "fix", "break", "net"], rows))
+    typer.echo(f"note: {report['note']}")
+    typer.echo(f"-> {out}")
+
+
+@app.command("audit-sheet")
+def audit_sheet(results: Path = RESULTS,
+                out: Path = typer.Option(..., "--out", help="Blind sheet CSV (the key is written "
+                                         "next to it as <name>.key.csv, a summary as .json)."),
+                per_group: int = typer.Option(50, "--per-group", min=1),
+                group: str = typer.Option("model", "--group", help="model or dataset."),
+                seed: int = typer.Option(0, "--seed")) -> None:
+    """Stratified (group x normalised dominant source) blind sample sheet for a human audit."""
+    from halluscope.io.atomic import write_json_atomic, write_text_atomic
+    from halluscope.prism.audit import KEY_FIELDS, SHEET_FIELDS, audit_tables, load_audit_records, to_csv
+
+    if group not in ("model", "dataset"):
+        raise typer.BadParameter("--group must be model or dataset")
+    with _user_errors():
+        recs = load_audit_records(results)
+        sheet, key = audit_tables(recs, per_group, seed, group)
+        key_path = out.with_suffix(".key.csv")
+        write_text_atomic(out, to_csv(sheet, SHEET_FIELDS))
+        write_text_atomic(key_path, to_csv(key, KEY_FIELDS))
+        counts: dict[str, dict[str, int]] = {}
+        for k in key:
+            counts.setdefault(k[group], {}).setdefault(k["dominant"], 0)
+            counts[k[group]][k["dominant"]] += 1
+        write_json_atomic(out.with_suffix(".json"), {"analysis": "audit_sheet", "seed": seed,
+                          "per_group": per_group, "group": group, "n": len(sheet),
+                          "sheet": str(out), "key": str(key_path), "counts": counts})
+    sources = ("visual", "language_prior", "alignment")
+    typer.echo(_md([group, *sources, "total"],
+                   [[g, *(str(c.get(s, 0)) for s in sources), str(sum(c.values()))]
+                    for g, c in sorted(counts.items())]))
+    typer.echo(f"-> {out} (key: {key_path})")
+
+
+@app.command()
+def kappa(ratings: Path = typer.Option(..., "--ratings", help="Filled audit sheet CSV with "
+                                       "rater_* columns (labels: visual, language_prior, "
+                                       "alignment, mixed, unclear, no_failure)."),
+          key: Path = typer.Option(None, "--key", help="Audit key CSV: adds the confusion "
+                                   "matrix of the majority label vs normalised dominance."),
+          out: Path = OUT) -> None:
+    """Fleiss' kappa (full and source vs non-source) and audit labels vs normalised dominance."""
+    import csv
+
+    from halluscope.errors import InputError
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.audit import AUDIT_LABELS, agreement_summary, confusion
+
+    with _user_errors():
+        if not ratings.is_file():
+            raise InputError("ratings file not found", path=ratings)
+        with ratings.open(newline="", encoding="utf-8") as fh:
+            table = list(csv.DictReader(fh))
+        cols = sorted(c for c in (table[0].keys() if table else []) if c.startswith("rater_"))
+        labelled = []
+        for n, row in enumerate(table, 2):
+            labels = [row[c].strip().lower() for c in cols if row[c].strip()]
+            if not labels:
+                continue
+            if len(labels) != len(cols) or any(x not in AUDIT_LABELS for x in labels):
+                raise InputError(f"need {len(cols)} labels from {', '.join(AUDIT_LABELS)}, "
+                                 f"got {labels}", path=ratings, line=n)
+            labelled.append((row.get("audit_id", str(n)), labels))
+        if len(cols) < 2 or not labelled:
+            raise InputError("need >= 2 rater_* columns and at least one labelled row",
+                             path=ratings)
+        report = {"analysis": "kappa", "ratings": str(ratings),
+                  **agreement_summary([x for _, x in labelled])}
+        if key is not None:
+            with key.open(newline="", encoding="utf-8") as fh:
+                dom = {r["audit_id"]: r["dominant"] for r in csv.DictReader(fh)}
+            # Majority label (>= 2 raters) stands in for adjudication; ties count as unclear.
+            human, pred = [], []
+            for aid, labels in labelled:
+                top = max(AUDIT_LABELS, key=labels.count)
+                human.append(top if labels.count(top) >= 2 else "unclear")
+                pred.append(dom.get(aid, "unclear"))
+            report["vs_dominance"] = confusion(human, pred)
+        write_json_atomic(out, report)
+    typer.echo(_md(["n", "raters", "Fleiss κ", "κ source/non-source", "all agree", ">=2 agree"],
+                   [[str(report["n"]), str(report["n_raters"]), _num(report["kappa"]),
+                     _num(report["kappa_collapsed"]), _pct(report["raw_agreement"]),
+                     _pct(report["majority_agreement"])]]))
+    if "vs_dominance" in report:
+        c = report["vs_dominance"]
+        typer.echo(_md(["human \\ dominant", *c["labels"]],
+                       [[h, *map(str, row)] for h, row in zip(c["labels"], c["matrix"])]))
+    typer.echo(f"-> {out}")

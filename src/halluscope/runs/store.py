@@ -3,8 +3,8 @@
 >>> import tempfile
 >>> store = RunStore(tempfile.mkdtemp(), {"command": "demo", "seed": 0})
 >>> store.write_shard([{"key": "a", "value": 1}, {"key": "b", "value": 2}])
->>> store.done_keys()
-{'a', 'b'}
+>>> sorted(store.done_keys())
+['a', 'b']
 >>> store.write_shard([{"key": "a", "value": 9}])
 Traceback (most recent call last):
 ...

@@ -2,7 +2,7 @@
 
 >>> from halluscope.text.usage import get_judge   # judges are built lazily by name
 >>> sorted(JUDGES)
-['llm', 'offline']
+['llm', 'offline', 'text_filter']
 """
 
 from halluscope.text.usage.base import (JUDGES, SUBTYPES, USAGES, JudgeFailure, UsageJudge,

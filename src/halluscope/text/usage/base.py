@@ -71,6 +71,7 @@ class UsageJudge(Protocol):
 JUDGES: dict[str, str] = {
     "offline": "halluscope.text.usage.offline:OfflineJudge",
     "llm": "halluscope.text.usage.llm:LLMJudge",
+    "text_filter": "halluscope.text.usage.text_filter:TextFilterJudge",
 }
 
 

@@ -1,0 +1,231 @@
+"""Intervention routing on normalised dominance (HalluPrism Sec. 5 routing, Tables 5, 35-36).
+
+>>> normalized_dominance([("m", "d", 0.1, 0.99, 0.2), ("m", "d", 0.3, 0.98, 0.2),
+...                       ("m", "d", 0.2, 0.97, 0.8)])
+[1, 0, 2]
+
+Raw argmax(V, L, A) is almost always L (L is near saturation), so the paper routes on the
+*normalised* dominant source: each coordinate is z-scored within its model x dataset on the
+full population, and the item goes to the coordinate with the largest z. The matched
+intervention is then image enhancement (V), anti-prior prompting (L) or grounding/relation
+checking (A). Policies compared on one outcome table: no intervention, generic prompt for all,
+matched, permuted (the matched assignments shuffled within each model x dataset, seeded: same
+mix of interventions, no signature) and random (uniform over the three, seeded).
+
+A policy can only be scored on items whose assigned intervention was actually run; the
+released intervention rows ran one matched intervention per item (the raw-argmax choice,
+nearly always anti-prior), so there most normalised choices have no outcome. Every arm
+reports `n_evaluable` next to its rates; rates are over evaluable items only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+SOURCES = ("visual", "language_prior", "alignment")
+#: Matched intervention per source index, with the reference code's type names.
+INTERVENTIONS = ("image_enhancement", "anti_prior_prompt", "cot_grounding")
+POLICIES = ("none", "generic", "matched", "permuted", "random")
+
+
+def zscores(values: Sequence[float]) -> list[float]:
+    """Population z-scores; a constant column gives zeros (it cannot prefer any item).
+
+    >>> zscores([1.0, 2.0, 3.0])
+    [-1.224744871391589, 0.0, 1.224744871391589]
+    >>> zscores([0.5, 0.5])
+    [0.0, 0.0]
+    """
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in values) / n)
+    if sd <= 1e-12:
+        return [0.0] * n
+    return [(x - mean) / sd for x in values]
+
+
+def normalized_dominance(rows: Sequence[tuple[str, str, float, float, float]]) -> list[int]:
+    """Index (0=V, 1=L, 2=A) of the largest within-(model, dataset) z-score of each row.
+
+    >>> normalized_dominance([("m", "d", 0.0, 1.0, 0.5), ("n", "d", 0.0, 1.0, 0.5)])
+    [0, 0]
+
+    Rows are `(model, dataset, v, l, a)`; ties go to the earlier coordinate (as the raw rule).
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (model, dataset, *_rest) in enumerate(rows):
+        groups.setdefault((model, dataset), []).append(i)
+    z = [[0.0, 0.0, 0.0] for _ in rows]
+    for idx in groups.values():
+        for k in range(3):
+            for i, value in zip(idx, zscores([rows[i][2 + k] for i in idx])):
+                z[i][k] = value
+    return [max(range(3), key=lambda k: (zi[k], -k)) for zi in z]
+
+
+@dataclass(frozen=True)
+class RouteItem:
+    """Outcomes of one model's answer to one item: correct with no intervention, with the
+    generic prompt, and with each matched intervention that was run (missing ones absent).
+
+    >>> RouteItem("s", "m", "d", True, False, {"anti_prior_prompt": True}).outcomes["anti_prior_prompt"]
+    True
+    """
+
+    item_id: str
+    model: str
+    dataset: str
+    original: bool
+    generic: bool | None
+    outcomes: Mapping[str, bool] = field(default_factory=dict)
+
+
+def score_policy(items: Sequence[RouteItem], assignment: Sequence[str | None]) -> dict[str, Any]:
+    """Accuracy, fix rate, break rate and net gain of one assignment (intervention per item;
+    "none" keeps the original answer, "generic" the generic prompt).
+
+    >>> items = [RouteItem("a", "m", "d", False, True, {"x": True}),
+    ...          RouteItem("b", "m", "d", True, False, {"x": False}),
+    ...          RouteItem("c", "m", "d", True, True, {})]
+    >>> r = score_policy(items, ["x", "x", "x"])
+    >>> r["n_evaluable"], r["acc"], r["fix_rate"], r["break_rate"], r["net"]
+    (2, 0.5, 1.0, 1.0, 0.0)
+
+    fix = originally-wrong items made right / originally wrong; break = originally-right items
+    made wrong / originally right; net = (fixed - broken) / evaluable = acc - acc_none on the
+    same items. Items whose assigned intervention has no outcome are left out and counted.
+    """
+    fixed = broke = right = wrong = correct = n = 0
+    for item, arm in zip(items, assignment):
+        if arm == "none":
+            after: bool | None = item.original
+        elif arm == "generic":
+            after = item.generic
+        else:
+            after = item.outcomes.get(arm) if arm is not None else None
+        if after is None:
+            continue
+        n += 1
+        correct += after
+        if item.original:
+            right += 1
+            broke += not after
+        else:
+            wrong += 1
+            fixed += after
+    rate = lambda a, b: a / b if b else None  # noqa: E731 - a local helper, kept short
+    return {"n": len(items), "n_evaluable": n, "acc": rate(correct, n),
+            "acc_none_same_items": rate(right, n), "fix_rate": rate(fixed, wrong),
+            "break_rate": rate(broke, right), "n_fixed": fixed, "n_broken": broke,
+            "net": rate(fixed - broke, n)}
+
+
+def permuted_assignment(items: Sequence[RouteItem], matched: Sequence[str],
+                        seed: int) -> list[str]:
+    """The matched assignments shuffled within each (model, dataset), seeded.
+
+    >>> items = [RouteItem(str(i), "m", "d", True, True) for i in range(4)]
+    >>> sorted(permuted_assignment(items, ["a", "a", "b", "c"], 0))
+    ['a', 'a', 'b', 'c']
+    """
+    rng = random.Random(seed)
+    out = list(matched)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, it in enumerate(items):
+        groups.setdefault((it.model, it.dataset), []).append(i)
+    for key in sorted(groups):
+        idx = groups[key]
+        values = [matched[i] for i in idx]
+        rng.shuffle(values)
+        for i, v in zip(idx, values):
+            out[i] = v
+    return out
+
+
+def random_assignment(n: int, seed: int, choices: Sequence[str] = INTERVENTIONS) -> list[str]:
+    """Uniformly random interventions, seeded.
+
+    >>> random_assignment(3, 1) == random_assignment(3, 1)
+    True
+    """
+    rng = random.Random(seed)
+    return [rng.choice(list(choices)) for _ in range(n)]
+
+
+def compare_policies(items: Sequence[RouteItem], dominance: Sequence[int],
+                     seed: int = 0) -> dict[str, Any]:
+    """Score none / generic / matched / permuted / random on one outcome table.
+
+    >>> items = [RouteItem("a", "m", "d", False, False, dict.fromkeys(INTERVENTIONS, True)),
+    ...          RouteItem("b", "m", "d", True, True, dict.fromkeys(INTERVENTIONS, True))]
+    >>> r = compare_policies(items, [0, 2]); r["matched"]["acc"], r["none"]["acc"]
+    (1.0, 0.5)
+    """
+    matched = [INTERVENTIONS[k] for k in dominance]
+    arms = {"none": ["none"] * len(items), "generic": ["generic"] * len(items),
+            "matched": matched, "permuted": permuted_assignment(items, matched, seed),
+            "random": random_assignment(len(items), seed)}
+    out: dict[str, Any] = {name: score_policy(items, a) for name, a in arms.items()}
+    out["matched_counts"] = {k: matched.count(k) for k in INTERVENTIONS}
+    out["seed"] = seed
+    return out
+
+
+def load_route_items(results_dir: str | Path) -> tuple[list[RouteItem], list[dict[str, Any]],
+                                                       list[tuple[str, str, float, float, float]],
+                                                       list[str | None]]:
+    """Released intervention rows as `RouteItem`s (the logged matched run filed under its
+    `matched_intervention_type`), their load stats, signature tuples for `normalized_dominance`
+    and the logged matched type of each item."""
+    from halluscope.prism.results import discover, intervention_row, read_rows
+
+    items: list[RouteItem] = []
+    sigs: list[tuple[str, str, float, float, float]] = []
+    logged: list[str | None] = []
+    stats_out = []
+    for model, dataset, path in discover(results_dir):
+        raw, stats = read_rows(path)
+        for line, row in raw:
+            r = intervention_row(row, path, line)
+            if r.scores is None:
+                continue  # no signature: cannot be routed on normalised dominance
+            kind = row.get("matched_intervention_type")
+            kind = kind if isinstance(kind, str) else None
+            outcomes = {kind: r.matched.correct} if kind else {}
+            items.append(RouteItem(r.sample_id, model, dataset, r.original.correct,
+                                   r.generic.correct, outcomes))
+            sigs.append((model, dataset, *r.scores))
+            logged.append(kind)
+        stats_out.append({"model": model, "dataset": dataset, **stats.as_dict()})
+    return items, stats_out, sigs, logged
+
+
+def route_dominance(results_dir: str | Path, seed: int = 0) -> dict[str, Any]:
+    """Per-(model, dataset) policy comparison on a released intervention folder, plus how often
+    the normalised choice equals the logged (raw-argmax) matched intervention."""
+    from halluscope.prism.analysis import dominant_index
+
+    items, stats, sigs, logged = load_route_items(results_dir)
+    dom = normalized_dominance(sigs)
+    rows = []
+    for key in sorted({(it.model, it.dataset) for it in items}):
+        idx = [i for i, it in enumerate(items) if (it.model, it.dataset) == key]
+        sub = [items[i] for i in idx]
+        res = compare_policies(sub, [dom[i] for i in idx], seed)
+        raw = [INTERVENTIONS[dominant_index(sigs[i][2:])] for i in idx]
+        # The logged arm as its own policy: what the reference actually ran (raw argmax).
+        res["logged_matched"] = score_policy(sub, [logged[i] for i in idx])
+        rows.append({"model": key[0], "dataset": key[1], **res,
+                     "normalized_counts": {s: sum(1 for i in idx if dom[i] == k)
+                                           for k, s in enumerate(SOURCES)},
+                     "raw_counts": {s: raw.count(INTERVENTIONS[k]) for k, s in enumerate(SOURCES)},
+                     "n_normalized_equals_logged": sum(1 for i in idx
+                                                       if INTERVENTIONS[dom[i]] == logged[i])})
+    return {"analysis": "route_dominance", "results_dir": str(results_dir), "seed": seed,
+            "interventions": dict(zip(SOURCES, INTERVENTIONS)), "rows": rows, "files": stats,
+            "note": "rates are over items whose assigned intervention was run (n_evaluable); "
+                    "the released rows ran one matched intervention per item"}
