@@ -14,7 +14,8 @@ from typing import Optional
 
 import typer
 
-from halluscope.errors import HalluscopeError
+from halluscope.cli.common import user_errors
+
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="NAME-Bench detector protocol.")
@@ -45,7 +46,7 @@ def evaluate_command(
     from halluscope.bench.protocol import evaluate_scores, load_scores, markdown_summary
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
 
-    try:
+    with user_errors():
         names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
         table, columns = load_scores(scores, names, model)
         report = evaluate_scores(table, columns, seeds=tuple(range(seeds)))
@@ -56,9 +57,6 @@ def evaluate_command(
         text = markdown_summary(report)
         if markdown is not None:
             write_text_atomic(markdown, text + "\n")
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2) from None
     typer.echo(text)
     typer.echo(f"wrote {out}", err=True)
 
@@ -98,16 +96,13 @@ def run_command(
     5, 7, 13 (JSON, CSV, Markdown) and an HTML report."""
     from halluscope.bench.run import run_bench, summary_markdown
 
-    try:
+    with user_errors():
         names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
         results = run_bench(labels, signals, out, seeds=seeds, budgets=budgets,
                             detectors=names, model=model, annotations=annotations,
                             natural_share=natural_share, allow_unmatched=allow_unmatched,
                             figure_detector=figure_detector,
                             progress=lambda message: typer.echo(message, err=True))
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2) from None
     typer.echo(summary_markdown(results))
     typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, report.html)", err=True)
 
@@ -139,16 +134,13 @@ def tables_command(
     from halluscope.bench.experiments import table_markdown
     from halluscope.bench.tables_extra import run_tables_extra
 
-    try:
+    with user_errors():
         names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
         results = run_tables_extra(labels, signals, out, tables=tables, seeds=seeds,
                                    detectors=names, model=model, annotations=annotations,
                                    natural_share=natural_share, budgets=budgets,
                                    allow_unmatched=allow_unmatched,
                                    progress=lambda message: typer.echo(message, err=True))
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2) from None
     typer.echo("\n\n".join(table_markdown(t) for t in results["tables"].values()))
     typer.echo(f"wrote {out}/ (extra_results.json, extra_tables.md, table*.csv)", err=True)
 

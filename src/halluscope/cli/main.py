@@ -9,16 +9,15 @@ Errors in user input print one line (`file:line: message`) and exit with status 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import typer
 
-from halluscope.errors import HalluscopeError
+from halluscope.cli.common import progress_bar, user_errors
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="What a VLM caption claims vs. merely mentions, and which claims are "
@@ -28,42 +27,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 class JudgeName(str, Enum):
     offline = "offline"
     llm = "llm"
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"halluscope: error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-@contextlib.contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn the library's user-facing errors into one line on stderr and exit status 2."""
-    try:
-        yield
-    except HalluscopeError as exc:
-        _fail(str(exc))
-
-
-@contextlib.contextmanager
-def _progress(total: int, description: str) -> Iterator:
-    """A rich progress bar with items/s on stderr; silent when stderr is not a terminal."""
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
-
-    console = Console(stderr=True)
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]}"),
-               TimeElapsedColumn()]
-    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
-        task = progress.add_task(description, total=total, rate="")
-
-        def advance(n: int) -> None:
-            progress.advance(task, n)
-            speed = progress.tasks[0].speed
-            progress.update(task, rate=f"{speed:.1f} captions/s" if speed else "")
-
-        yield advance
 
 
 def _make_judge(judge: JudgeName, llm: dict):
@@ -130,7 +93,7 @@ def chair(captions: Path = CAPTIONS,
     """CHAIRs, CHAIRi and Recall exactly as the reference CHAIR computes them."""
     from halluscope.jobs import chair_job
 
-    with _user_errors():
+    with user_errors():
         result = chair_job(captions, gt_objects, chair_vocab, out, skip_bad=skip_bad)
     overall = result["overall"]
     typer.echo(f"CHAIRs={overall['CHAIRs']:.4f} CHAIRi={overall['CHAIRi']:.4f} "
@@ -153,7 +116,7 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
     from halluscope.io.jsonl import SkipLog
     from halluscope.jobs import label_job
 
-    with _user_errors():
+    with user_errors():
         skips = SkipLog()
         records = read_captions(captions, skip_bad=skip_bad, skips=skips)
         judge_obj = _make_judge(judge, _llm_config(llm_base_url, llm_model, llm_compound_model,
@@ -161,7 +124,7 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
                                                llm_captions_per_call, llm_cache_dir,
                                                llm_no_json_mode, llm_price_input,
                                                llm_price_output))
-        with _progress(len(records), "labelling") as advance:
+        with progress_bar(len(records), "labelling", unit="captions") as advance:
             rows = label_job(captions, judge_obj, out, _load_vocabulary(vocab, replace_vocab),
                              records=records, skips=skips, progress=advance)
     _echo_judge_stats(judge_obj)
@@ -197,7 +160,7 @@ def report(captions: Path = CAPTIONS,
 
     chair_vocab = chair_vocab or (Path(os.environ["HALLUSCOPE_CHAIR_VOCAB"])
                                   if os.environ.get("HALLUSCOPE_CHAIR_VOCAB") else None)
-    with _user_errors():
+    with user_errors():
         judge_obj = _make_judge(judge, _llm_config(llm_base_url, llm_model, llm_compound_model,
                                                llm_api_key_env, llm_concurrency,
                                                llm_captions_per_call, llm_cache_dir,
@@ -223,7 +186,7 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
     """Run the main job end to end: embedded default data, or the real caption sets."""
     from halluscope.demo.run import run_demo
 
-    with _user_errors():
+    with user_errors():
         run_demo(out, data_root, echo=typer.echo, model=model)
 
 

@@ -9,40 +9,17 @@ this module alone: `python -m halluscope.generation.cli --model DIR --images DIR
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Optional
 
 import typer
 
-from halluscope.errors import ConfigError, HalluscopeError
+from halluscope.cli.common import progress_bar, user_errors
+
+from halluscope.errors import ConfigError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False,
                   help="Caption images with a VLM.")
-
-
-@contextlib.contextmanager
-def _progress_bar() -> Iterator[tuple[Callable[[int, int], None], Callable[[int], None]]]:
-    """(on_start, advance) for a rich bar with captions/s on stderr; silent off a terminal."""
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
-
-    console = Console(stderr=True)
-    with Progress(TextColumn("captioning"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=console, disable=not console.is_terminal) as bar:
-        task = bar.add_task("captioning", total=None, rate="")
-
-        def on_start(pending: int, skipped: int) -> None:
-            bar.update(task, total=pending)
-
-        def advance(n: int) -> None:
-            bar.advance(task, n)
-            speed = bar.tasks[0].speed
-            bar.update(task, rate=f"{speed:.2f} images/s" if speed else "")
-
-        yield on_start, advance
 
 
 @app.command("caption")
@@ -75,7 +52,7 @@ def caption_command(
     from halluscope.generation.captioning import caption_images, export_captions
     from halluscope.generation.items import items_from_folder, items_from_jsonl
 
-    try:
+    with user_errors():
         if items is not None:
             todo = items_from_jsonl(items, images)
         elif images is not None:
@@ -84,15 +61,13 @@ def caption_command(
             raise ConfigError("give --images DIR, --items FILE.jsonl, or both")
         generator = load_backend(backend, model, dtype=dtype, device=device,
                                  max_pixels=max_image_side ** 2 if max_image_side else None)
-        with _progress_bar() as (on_start, advance):
+        with progress_bar(None, "captioning", unit="images") as advance:
             summary = caption_images(generator, todo, out, prompt=prompt,
                                      max_new_tokens=max_new_tokens, batch_size=batch_size,
                                      progress=advance, limit=limit,
-                                     max_image_side=max_image_side, on_start=on_start)
+                                     max_image_side=max_image_side,
+                                     on_start=lambda pending, _: advance.set_total(pending))
         counts = export_captions(out)
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2) from None
     backoff = (f"; out of memory {summary.oom_backoffs}x, batch size now {summary.batch_size}"
                if summary.oom_backoffs else "")
     empty = f", {counts.empty} empty left out" if counts.empty else ""

@@ -12,14 +12,13 @@ Bad input prints one line (`file:line: message`) and exits with status 2.
 
 from __future__ import annotations
 
-import contextlib
 from enum import Enum
 from pathlib import Path
-from typing import Iterator
 
 import typer
 
-from halluscope.errors import HalluscopeError
+from halluscope.cli.common import user_errors
+
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="HalluPrism (V, L, A) signatures: source profile, abstention, routing.")
@@ -31,16 +30,6 @@ OUT = typer.Option(..., "--out", help="Output JSON file.")
 class Preset(str, Enum):
     paper = "paper"
     reference = "reference"
-
-
-@contextlib.contextmanager
-def _user_errors() -> Iterator[None]:
-    """One line on stderr and exit status 2 for bad input, never a traceback."""
-    try:
-        yield
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2)
 
 
 def _pct(x: float | None) -> str:
@@ -55,57 +44,50 @@ def _dup_note(row: dict) -> str:
     return f" duplicates={row['n_duplicates']}" if row.get("n_duplicates") else ""
 
 
-@app.command()
-def profile(results: Path = RESULTS, out: Path = OUT) -> None:
-    """Source profile per (model, dataset): N, accuracy, mean V/L/A, LP match, raw dominance."""
+def _write_and_print(run, results: Path, out: Path, line) -> None:
+    """Run one released-results analysis, write its JSON, print one line per (model, dataset)."""
     from halluscope.io.atomic import write_json_atomic
-    from halluscope.prism.analysis import profile as run
 
-    with _user_errors():
+    with user_errors():
         report = run(results)
         write_json_atomic(out, report)
     for r in report["rows"]:
-        typer.echo(f"{r['model']}/{r['dataset']}: n={r['n']} acc={_pct(r['accuracy'])} "
-                   f"V={_num(r['v_mean'])} L={_num(r['l_mean'])} A={_num(r['a_mean'])} "
-                   f"LP={_pct(r['lp_match'])} dom V/L/A={r['dominant_v']}/{r['dominant_l']}/"
-                   f"{r['dominant_a']}{_dup_note(r)}")
+        typer.echo(f"{r['model']}/{r['dataset']}: n={r['n']} {line(r)}{_dup_note(r)}")
     typer.echo(f"-> {out}")
+
+
+@app.command()
+def profile(results: Path = RESULTS, out: Path = OUT) -> None:
+    """Source profile per (model, dataset): N, accuracy, mean V/L/A, LP match, raw dominance."""
+    from halluscope.prism.analysis import profile as run
+
+    _write_and_print(run, results, out, lambda r: (
+        f"acc={_pct(r['accuracy'])} V={_num(r['v_mean'])} L={_num(r['l_mean'])} "
+        f"A={_num(r['a_mean'])} LP={_pct(r['lp_match'])} "
+        f"dom V/L/A={r['dominant_v']}/{r['dominant_l']}/{r['dominant_a']}"))
 
 
 @app.command()
 def abstain(results: Path = RESULTS, out: Path = OUT) -> None:
     """Abstention: AUROC (mid-ranks), AURC, selective accuracy of scalar vs source-aware scores."""
-    from halluscope.io.atomic import write_json_atomic
     from halluscope.prism.analysis import abstain as run
 
-    with _user_errors():
-        report = run(results)
-        write_json_atomic(out, report)
-    for r in report["rows"]:
-        typer.echo(f"{r['model']}/{r['dataset']}: n={r['n']} AUROC scalar={_num(r['auroc_scalar'])} "
-                   f"penalty={_num(r['auroc_penalty'])} weighted={_num(r['auroc_weighted'])} "
-                   f"geometric={_num(r['auroc_geometric'])} "
-                   f"sel@60 scalar={_pct(r['sel_acc_60_scalar'])}{_dup_note(r)}")
-    typer.echo(f"-> {out}")
+    _write_and_print(run, results, out, lambda r: (
+        f"AUROC scalar={_num(r['auroc_scalar'])} penalty={_num(r['auroc_penalty'])} "
+        f"weighted={_num(r['auroc_weighted'])} geometric={_num(r['auroc_geometric'])} "
+        f"sel@60 scalar={_pct(r['sel_acc_60_scalar'])}"))
 
 
 @app.command()
 def route(results: Path = RESULTS, out: Path = OUT) -> None:
     """Routing: accuracy, fix and break rates of no / generic / matched intervention."""
-    from halluscope.io.atomic import write_json_atomic
     from halluscope.prism.analysis import route as run
 
-    with _user_errors():
-        report = run(results)
-        write_json_atomic(out, report)
-    for r in report["rows"]:
-        typer.echo(f"{r['model']}/{r['dataset']}: n={r['n']} acc none/generic/matched="
-                   f"{_pct(r['acc_none'])}/{_pct(r['acc_generic'])}/{_pct(r['acc_matched'])} "
-                   f"fix G/M={_pct(r['fix_generic'])}/{_pct(r['fix_matched'])} "
-                   f"break G/M={_pct(r['break_generic'])}/{_pct(r['break_matched'])} "
-                   f"unparsed G/M={r['n_unparsed_generic']}/{r['n_unparsed_matched']}"
-                   f"{_dup_note(r)}")
-    typer.echo(f"-> {out}")
+    _write_and_print(run, results, out, lambda r: (
+        f"acc none/generic/matched={_pct(r['acc_none'])}/{_pct(r['acc_generic'])}/"
+        f"{_pct(r['acc_matched'])} fix G/M={_pct(r['fix_generic'])}/{_pct(r['fix_matched'])} "
+        f"break G/M={_pct(r['break_generic'])}/{_pct(r['break_matched'])} "
+        f"unparsed G/M={r['n_unparsed_generic']}/{r['n_unparsed_matched']}"))
 
 
 @app.command()
@@ -118,7 +100,7 @@ def recompute(results: Path = RESULTS,
     """Recompute V, L, A from each row's raw probe fields; compare with the stored scores."""
     from halluscope.prism.analysis import recompute as run
 
-    with _user_errors():
+    with user_errors():
         report = run(results, preset.value, out)
     for f in report["files"]:
         d = f["max_abs_delta"]
@@ -187,7 +169,7 @@ def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub 
     from halluscope.prism.perturb import get_preset
     from halluscope.prism.probes import ProbeConfig, ProbeStats, probe_items, skipped_row
 
-    with _user_errors():
+    with user_errors():
         try:
             get_preset(preset)
             config = ProbeConfig(preset=preset, blank=blank, confidence=confidence,
@@ -260,7 +242,7 @@ def diagnose(results: Path = RESULTS, out: Path = OUT,
     bad = [c for c in names if c not in CLASSIFIERS]
     if bad or not names:
         raise typer.BadParameter(f"unknown classifier(s) {bad} (known: {', '.join(CLASSIFIERS)})")
-    with _user_errors():
+    with user_errors():
         report = diagnose_results(results, names, folds, seed, group_by_item)
         write_json_atomic(out, report)
     typer.echo(_md(["classifier", "features", "AUROC", "macro-F1"],
@@ -279,7 +261,7 @@ def route_dominance(results: Path = RESULTS, out: Path = OUT,
     from halluscope.io.atomic import write_json_atomic
     from halluscope.prism.routing import route_dominance as run
 
-    with _user_errors():
+    with user_errors():
         report = run(results, seed)
         write_json_atomic(out, report)
     rows = []
@@ -307,7 +289,7 @@ def audit_sheet(results: Path = RESULTS,
 
     if group not in ("model", "dataset"):
         raise typer.BadParameter("--group must be model or dataset")
-    with _user_errors():
+    with user_errors():
         recs = load_audit_records(results)
         sheet, key = audit_tables(recs, per_group, seed, group)
         key_path = out.with_suffix(".key.csv")
@@ -341,7 +323,7 @@ def kappa(ratings: Path = typer.Option(..., "--ratings", help="Filled audit shee
     from halluscope.io.atomic import write_json_atomic
     from halluscope.prism.audit import AUDIT_LABELS, agreement_summary, confusion
 
-    with _user_errors():
+    with user_errors():
         if not ratings.is_file():
             raise InputError("ratings file not found", path=ratings)
         with ratings.open(newline="", encoding="utf-8") as fh:

@@ -16,6 +16,8 @@ from typing import Any, Optional
 
 import typer
 
+from halluscope.cli.common import user_errors
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Per-mention signals (attention, hidden states, logit lens) of captions.")
 
@@ -59,9 +61,8 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
                                                  help="Prompt the captions answered (default: "
                                                       "NAME-Bench's 'Provide a detailed description of this image.').")) -> None:
     """One teacher-forced pass per caption; one Parquet row per object mention."""
-    from halluscope.errors import HalluscopeError
-
-    try:
+    
+    with user_errors():
         from halluscope.models import load_adapter
         from halluscope.signals.extract import DEFAULT_PROMPT, extract_signals
 
@@ -77,9 +78,6 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
         summary = extract_signals(adapter, items, out, prompt=prompt or DEFAULT_PROMPT,
                                   batch_size=batch_size, limit=limit, images_dir=images,
                                   progress=advance)
-    except HalluscopeError as exc:
-        typer.echo(f"halluscope: error: {exc}", err=True)
-        raise typer.Exit(2)
     typer.echo("", err=True)
     for error in summary["error_items"]:
         typer.echo(f"caption {error['caption_index']} ({error['image_id']}): {error['kind']}: "

@@ -1,0 +1,59 @@
+"""What every command shares: user errors as one line, and progress bars.
+
+>>> import typer
+>>> try:
+...     with user_errors():
+...         from halluscope.errors import InputError
+...         raise InputError("caption is empty", path="c.jsonl", line=3)
+... except typer.Exit as exit:
+...     exit.exit_code
+2
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import typer
+
+from halluscope.errors import HalluscopeError
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Bad input or settings: one line on stderr (`file:line: message`), exit status 2."""
+    try:
+        yield
+    except HalluscopeError as exc:
+        typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+class _Bar:
+    """Call it with a count to advance; `set_total` when the total is known late."""
+
+    def __init__(self, progress, task, unit: str):
+        self._progress, self._task, self._unit = progress, task, unit
+
+    def __call__(self, n: int) -> None:
+        self._progress.advance(self._task, n)
+        speed = self._progress.tasks[0].speed
+        self._progress.update(self._task, rate=f"{speed:.2f} {self._unit}/s" if speed else "")
+
+    def set_total(self, total: int) -> None:
+        self._progress.update(self._task, total=total)
+
+
+@contextlib.contextmanager
+def progress_bar(total: int | None, description: str, unit: str = "items") -> Iterator[_Bar]:
+    """A rich progress bar with a rate, on stderr; silent when stderr is not a terminal."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
+    console = Console(stderr=True)
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        yield _Bar(progress, progress.add_task(description, total=total, rate=""), unit)
