@@ -1,1 +1,3 @@
-"""NAME-Bench: classes from usage and presence, and (later) the detector protocol."""
+"""NAME-Bench: classes from usage and presence (`classes`), the calibrated protocol (`protocol`),
+the labels + signals join (`dataset`), the experiments and tables (`experiments`,
+`tables_extra`), the run that writes them (`run`) and the `halluscope bench` sub-app (`cli`)."""

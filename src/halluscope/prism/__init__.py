@@ -7,5 +7,7 @@
 Modules: `signature` (the paper's equations and the reference code's formulas as the
 "reference" preset), `results` (loading released `<model>/<dataset>.jsonl` rows: validation,
 de-duplication, strict correctness), `selective` (AUROC with mid-ranks, risk-coverage, AURC),
-`analysis` (profile / abstain / route / recompute) and `cli` (the `halluscope prism` sub-app).
+`analysis` (profile / abstain / route / recompute), the model side (`datasets`, `answers`,
+`perturb`, `probes`), the further analyses (`diagnosis`, `routing` by normalised dominance,
+`audit`, `entanglement`) and `cli` (the `halluscope prism` sub-app).
 """
