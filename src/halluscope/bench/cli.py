@@ -1,7 +1,7 @@
 """`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
 
 >>> [c.name for c in app.registered_commands]
-['evaluate', 'run', 'tables']
+['evaluate', 'run', 'tables', 'table3']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 `python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
@@ -143,6 +143,56 @@ def tables_command(
                                    progress=lambda message: typer.echo(message, err=True))
     typer.echo("\n\n".join(table_markdown(t) for t in results["tables"].values()))
     typer.echo(f"wrote {out}/ (extra_results.json, extra_tables.md, table*.csv)", err=True)
+
+
+@app.command("table3")
+def table3_command(
+    mentions: Path = typer.Option(..., "--mentions", help="Per-mention Parquet of `halluscope "
+                                                          "report` (REPORT/mentions.parquet)."),
+    captions: Path = typer.Option(..., "--captions", help="The captions JSONL the report was "
+                                                          "built from (caption_index = line)."),
+    out: Path = typer.Option(..., "--out", help="Output directory (table3.json, table3.csv, "
+                                                "table3.md, throne_votes.parquet)."),
+    throne_judge: str = typer.Option("offline", "--throne-judge",
+                                     help="offline (deterministic approximation: claimed "
+                                          "present iff existential) or llm."),
+    base_url: Optional[str] = typer.Option(None, "--base-url",
+                                           help="LLM judge: OpenAI-compatible endpoint."),
+    throne_model: Optional[list[str]] = typer.Option(
+        None, "--throne-model", help="LLM judge model; repeat for several judges (votes = 3 "
+                                     "formats x models x repeats). Default gpt-4o-mini."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="LLM judge: times each answer is "
+                                                            "counted (offline: votes = 3 x this)."),
+    api_key_env: str = typer.Option("HALLUSCOPE_LLM_API_KEY", "--api-key-env",
+                                    help="Environment variable holding the key ('none' for a "
+                                         "local server that needs none)."),
+    cache_dir: Path = typer.Option(Path(".halluscope_cache/throne"), "--cache-dir",
+                                   help="LLM judge reply cache."),
+    max_concurrency: int = typer.Option(4, "--max-concurrency", min=1),
+    max_retries: int = typer.Option(4, "--max-retries", min=0),
+) -> None:
+    """Table 3: % of hallucinated, non-assertive (per subtype) and concrete mentions counted as
+    hallucinations by CHAIR and THRONE (majority, unanimous), and THRONE's disqualification rate."""
+    from halluscope.bench.table3 import run_table3, table3_markdown
+    from halluscope.metrics.throne import get_throne_judge
+
+    with user_errors():
+        if throne_judge == "llm":
+            options = dict(base_url=base_url, models=tuple(throne_model or ("gpt-4o-mini",)),
+                           repeats=repeats, cache_dir=cache_dir, max_retries=max_retries,
+                           max_concurrency=max_concurrency,
+                           api_key_env=None if api_key_env.lower() == "none" else api_key_env)
+        else:
+            options = dict(votes=3 * repeats)
+        judge = get_throne_judge(throne_judge, **options)
+        try:
+            document = run_table3(mentions, captions, out, judge,
+                                  progress=lambda message: typer.echo(message, err=True))
+        finally:
+            judge.close()
+    typer.echo(table3_markdown(document))
+    typer.echo(f"wrote {out}/ (table3.json, table3.csv, table3.md, throne_votes.parquet)",
+               err=True)
 
 
 def main() -> None:

@@ -363,3 +363,23 @@ def kappa(ratings: Path = typer.Option(..., "--ratings", help="Filled audit shee
         typer.echo(_md(["human \\ dominant", *c["labels"]],
                        [[h, *map(str, row)] for h, row in zip(c["labels"], c["matrix"])]))
     typer.echo(f"-> {out}")
+
+
+@app.command()
+def report(results: Path = RESULTS,
+           interventions: Path = typer.Option(None, "--interventions",
+                                              help="Intervention results folder "
+                                                   "(<model>/<dataset>.jsonl): adds routing."),
+           ruined: Path = typer.Option(None, "--ruined",
+                                       help="Ruined-input signatures, <condition>/<model>/"
+                                            "<dataset>.jsonl with condition visual, language or "
+                                            "alignment: adds the entanglement matrix."),
+           out: Path = typer.Option(..., "--out", help="Output folder (report.html, report.md)."),
+           ) -> None:
+    """One self-contained HTML page (+ Markdown): risk-coverage, (V, L, A) distributions,
+    routing fix/break, source profile and entanglement."""
+    from halluscope.prism.report import write_prism_report
+
+    with user_errors():
+        paths = write_prism_report(results, out, interventions, ruined)
+    typer.echo(f"-> {paths['html']} (markdown: {paths['markdown']})")
