@@ -20,3 +20,47 @@ def shared_data() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return SHARED_DATA
+
+
+def run_with_random_kills(command: list[str], shard_folder: Path, seed: int = 0,
+                          max_kills: int = 3, max_delay: float = 0.15) -> tuple[str, int]:
+    """Run `command` until it succeeds, SIGKILLing it up to `max_kills` times at random points.
+
+    Each start is killed once it has written a new shard into `shard_folder`, after a random
+    delay, so kills land inside batches or shard writes. Returns (stdout of the final run,
+    kills). Bounded: at most `max_kills + 3` starts, each with timeouts.
+    """
+    import random
+    import signal
+    import subprocess
+    import time
+
+    def shards() -> int:
+        return len(list(shard_folder.glob("shard-*.parquet"))) if shard_folder.is_dir() else 0
+
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
+    rng = random.Random(seed)
+    kills = 0
+    for _ in range(max_kills + 3):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, text=True)
+        if kills < max_kills:
+            before, deadline = shards(), time.monotonic() + 120
+            while proc.poll() is None and shards() <= before and time.monotonic() < deadline:
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, max_delay))
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                proc.communicate(timeout=60)
+                kills += 1
+                continue
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr[-2000:]
+        return stdout, kills
+    raise AssertionError(f"did not finish after {max_kills} kills and 3 more starts")
+
+
+@pytest.fixture(scope="session")
+def random_kills():
+    """`run_with_random_kills` for the kill-and-resume tests (conftest is not importable)."""
+    return run_with_random_kills

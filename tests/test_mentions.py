@@ -1,6 +1,5 @@
 import json
 
-import pytest
 
 from halluscope.text.mentions import MentionExtractor, extract_mentions
 from halluscope.vocab import Vocabulary

@@ -3,11 +3,8 @@ rows of an uninterrupted run (captioning has the same test in test_captioning.py
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -30,7 +27,7 @@ def rows_of(out: Path) -> tuple[list[dict], list[dict]]:
 
 
 @pytest.mark.slow
-def test_signals_sigkill_then_resume(tmp_path):
+def test_signals_sigkill_then_resume(tmp_path, random_kills):
     from halluscope.models import make_tiny
 
     model = make_tiny("llava", tmp_path / "tiny", layers=2, hidden=32)
@@ -51,28 +48,9 @@ def test_signals_sigkill_then_resume(tmp_path):
     subprocess.run(command(reference), check=True, capture_output=True, env=env, timeout=300)
 
     out = tmp_path / "killed"
-    rng = random.Random(0)
-    kills, finished = 0, False
-    for _ in range(6):  # bounded: each start pays the torch import
-        proc = subprocess.Popen(command(out), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, text=True)
-        if kills < 3:
-            before, deadline = shard_count(out / "mentions"), time.monotonic() + 120
-            while (proc.poll() is None and shard_count(out / "mentions") <= before
-                   and time.monotonic() < deadline):
-                time.sleep(0.005)
-            time.sleep(rng.uniform(0.0, 0.2))
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGKILL)
-                proc.communicate(timeout=60)
-                kills += 1
-                continue
-        _, stderr = proc.communicate(timeout=300)
-        assert proc.returncode == 0, stderr[-2000:]
-        finished = True
-        break
+    _, kills = random_kills(command(out), out / "mentions", max_delay=0.2)
     # How many kills land depends on machine speed; at least one must, and the rows must match.
-    assert finished and kills >= 1, (finished, kills)
+    assert kills >= 1
     got_mentions, got_captions = rows_of(out)
     want_mentions, want_captions = rows_of(reference)
     assert [r["key"] for r in got_mentions] == [r["key"] for r in want_mentions]
