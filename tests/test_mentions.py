@@ -1,6 +1,5 @@
 import json
 
-
 from halluscope.text.mentions import MentionExtractor, extract_mentions
 from halluscope.vocab import Vocabulary
 
