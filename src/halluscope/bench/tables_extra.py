@@ -561,10 +561,7 @@ def parse_tables(text: str | None) -> list[str]:
 def _compound_count(labels: str | Path, model: str | None) -> int | None:
     import pyarrow.parquet as pq
 
-    try:
-        rows = pq.read_table(labels).to_pylist()
-    except Exception:  # the join already read it; a second failure only loses a count
-        return None
+    rows = pq.read_table(labels).to_pylist()  # already read once by the join: no new failure
     if rows and "model" in rows[0] and model is not None:
         rows = [r for r in rows if str(r["model"]) == model]
     if not rows or "reason" not in rows[0]:
