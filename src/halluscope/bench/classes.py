@@ -35,3 +35,19 @@ def namebench_class(usage: str, subtype: str | None, present: bool,
     if usage == "non_assertive":
         return "non_assertive"
     return None
+
+
+def with_class(row: dict, presence, hedges_as_claims: bool = False) -> dict:
+    """`row` plus `present` (from `presence`) and `namebench_class` (None for judge failures).
+
+    >>> from halluscope.data.presence import Presence
+    >>> row = {"image_id": 1, "category": "dog", "usage": "existential", "subtype": None}
+    >>> with_class(row, Presence({1: frozenset()}, "demo"))["namebench_class"]
+    'hallucinated'
+    """
+    present = presence.is_present(row["image_id"], row["category"])
+    cls = None
+    if row.get("error") is None and row.get("usage") is not None:
+        cls = namebench_class(row["usage"], row["subtype"], present, hedges_as_claims,
+                              excluded=bool(row.get("excluded")))
+    return {**row, "present": present, "namebench_class": cls}

@@ -8,7 +8,7 @@
 Inputs:
 - labels: the per-mention Parquet of `halluscope report` (with `present` and
   `namebench_class`), or the Parquet of `halluscope label` plus an annotations file (presence
-  and the class are then derived here with `namebench_class`). An optional `model` column lets
+  and the class are then derived here with `with_class`). An optional `model` column lets
   one file hold several models; a run takes one (`model=`).
 - signals: a `halluscope signals` directory: `mentions/` (one row per mention, key
   "caption_index:mention_index", with span, category, token position and features) and
@@ -37,7 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES, namebench_class
+from halluscope.bench.classes import CLASSES, with_class
 from halluscope.bench.protocol import MentionTable
 from halluscope.errors import InputError
 
@@ -124,15 +124,7 @@ def read_labels(path: str | Path, annotations: str | Path | None = None,
         from halluscope.data.presence import load_presence
 
         presence = load_presence(annotations)
-        out = []
-        for r in rows:
-            present = presence.is_present(r["image_id"], r["category"])
-            cls = None
-            if r.get("error") is None and r.get("usage") is not None:
-                cls = namebench_class(r["usage"], r["subtype"], present, hedges_as_claims,
-                                      excluded=bool(r.get("excluded")))
-            out.append({**r, "present": present, "namebench_class": cls})
-        rows = out
+        rows = [with_class(r, presence, hedges_as_claims) for r in rows]
     return [{**r, "model": model if model is not None else r.get("model")} for r in rows]
 
 

@@ -26,9 +26,10 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from halluscope.errors import InputError
+from halluscope.io.jsonl import read_jsonl
 
 DATASETS = ("pope", "vsr", "hallusionbench", "vizwiz")
 POPE_SPLITS = ("random", "popular", "adversarial")
@@ -101,21 +102,6 @@ class Dataset:
                 "n_missing_images": self.n_missing_images, "n_excluded": self.n_excluded}
 
 
-def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, object) of a JSON-lines file; a bad line is an InputError naming it."""
-    with path.open(encoding="utf-8") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg})", path=path, line=number) from None
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object", path=path, line=number)
-            yield number, obj
-
-
 def _json_array(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -165,7 +151,7 @@ def load_pope(path: str | Path, images_dir: str | Path | None = None,
     img_dir = Path(images_dir) if images_dir is not None else None
     ds = Dataset("pope", str(p))
     seen: set[str] = set()
-    for line, obj in _json_lines(p):
+    for line, obj in read_jsonl(p):
         qid = _field(obj, "question_id", p, line, (int, str))
         label = _field(obj, "label", p, line).strip().lower()
         if label not in ("yes", "no"):
@@ -194,7 +180,7 @@ def load_vsr(path: str | Path, images_dir: str | Path | None = None) -> Dataset:
     p = Path(path)
     img_dir = Path(images_dir) if images_dir is not None else None
     ds = Dataset("vsr", str(p))
-    for index, (line, obj) in enumerate(_json_lines(p)):
+    for index, (line, obj) in enumerate(read_jsonl(p)):
         label = _field(obj, "label", p, line, (int, bool, str))
         if str(label).lower() in ("1", "true"):
             answer = "true"

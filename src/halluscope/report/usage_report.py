@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES, namebench_class
+from halluscope.bench.classes import CLASSES, with_class
 from halluscope.data.presence import Presence
 from halluscope.io.atomic import (uniform_image_ids, write_json_atomic, write_parquet_atomic,
                                   write_text_atomic)
@@ -52,15 +52,8 @@ def build_usage_report(rows: Sequence[Mapping[str, Any]], presence: Presence,
     order; its hallucinated words are aligned to mentions per caption and category in
     order of occurrence (CHAIR's tokens and ours differ, so unmatched words are counted apart).
     """
-    mentions = []
-    for row in rows:
-        present = presence.is_present(row["image_id"], row["category"])
-        cls = None
-        if row.get("error") is None and row.get("usage") is not None:
-            cls = namebench_class(row["usage"], row["subtype"], present, hedges_as_claims,
-                                  excluded=bool(row.get("excluded")))
-        mentions.append({**row, "present": present, "namebench_class": cls,
-                         "chair_hallucinated": None})
+    mentions = [{**with_class(dict(row), presence, hedges_as_claims), "chair_hallucinated": None}
+                for row in rows]
     caption_indices = [index for index, _ in caption_keys]
     if chair is not None and len(chair["captions"]) != len(caption_keys):
         raise ValueError("the CHAIR result must cover the same captions, in the same order")

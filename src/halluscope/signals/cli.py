@@ -10,7 +10,6 @@ signals --model DIR ...`. torch is imported only when the command runs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -25,22 +24,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 def read_items(path: Path) -> list[dict[str, Any]]:
     """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines
     skipped; `image` defaults to the image_id."""
-    from halluscope.errors import InputError
+    from halluscope.io.jsonl import read_jsonl
 
     items = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg})", path=path, line=number) from exc
-            if not isinstance(record, dict):
-                raise InputError("expected a JSON object", path=path, line=number)
-            if "image" not in record and "image_id" in record:
-                record["image"] = str(record["image_id"])
-            items.append(record)
+    for _, record in read_jsonl(path):
+        if "image" not in record and "image_id" in record:
+            record["image"] = str(record["image_id"])
+        items.append(record)
     return items
 
 
