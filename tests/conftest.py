@@ -64,3 +64,13 @@ def run_with_random_kills(command: list[str], shard_folder: Path, seed: int = 0,
 def random_kills():
     """`run_with_random_kills` for the kill-and-resume tests (conftest is not importable)."""
     return run_with_random_kills
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random-weight Qwen2.5-VL saved to disk, built once for every HalluPrism test."""
+    pytest.importorskip("torch")
+    from halluscope.models import make_tiny
+
+    return make_tiny("qwen2_5_vl", tmp_path_factory.mktemp("prism_tiny") / "tiny_qwen",
+                     layers=2, hidden=32, heads=4, seed=0, image_size=56)

@@ -153,13 +153,6 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 
-@pytest.fixture(scope="session")
-def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from halluscope.models import make_tiny
-
-    return make_tiny("qwen2_5_vl", tmp_path_factory.mktemp("prism_tiny") / "tiny_qwen",
-                     layers=2, hidden=32, heads=4, seed=0, image_size=56)
-
 
 @pytest.fixture(scope="session")
 def qwen(tiny_qwen: Path):

@@ -1,7 +1,7 @@
 """`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
 
 >>> [c.name for c in app.registered_commands]
-['evaluate', 'run', 'tables', 'table3']
+['evaluate', 'run', 'tables', 'fit-text-filter', 'table3', 'table10']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 `python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
@@ -10,11 +10,28 @@ Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
 from halluscope.cli.common import user_errors
+
+DETECTOR_OPTION_HELP = ("Detector constructor option NAME.KEY=VALUE (repeatable), e.g. "
+                        "dhcp.epochs=20, dhcp.device=cuda, halp.batch_size=64, svar.layers=0,1; "
+                        "values are read as bool, int, float, else text (a comma makes a tuple).")
+
+
+def _detector_options(items: Optional[list[str]]) -> dict[str, dict[str, Any]]:
+    from halluscope.detectors.runner import parse_detector_options
+
+    return parse_detector_options(items or [])
+
+
+def _unused_options(options: dict[str, dict[str, Any]], ran: list[str]) -> None:
+    # Options of a detector that did not run (not requested, or its features are missing)
+    # had no effect: say so rather than let the user believe they did.
+    for name in sorted(set(options) - set(ran)):
+        typer.echo(f"note: --detector-option for {name} unused: {name} did not run", err=True)
 
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
@@ -91,20 +108,25 @@ def run_command(
                                          "labels and signals instead of failing."),
     figure_detector: Optional[str] = typer.Option(
         None, "--figure-detector", help="Detector of the per-mention score plot."),
+    detector_option: Optional[list[str]] = typer.Option(
+        None, "--detector-option", help=DETECTOR_OPTION_HELP),
 ) -> None:
     """Join labels and signals, run every detector through the protocol, write Tables 1, 2, 4,
-    5, 7, 13 (JSON, CSV, Markdown) and an HTML report."""
+    5, 7, 13 (JSON, CSV, Markdown), per-mention scores and an HTML report."""
     from halluscope.bench.run import run_bench, summary_markdown
 
     with user_errors():
+        options = _detector_options(detector_option)
         names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
         results = run_bench(labels, signals, out, seeds=seeds, budgets=budgets,
                             detectors=names, model=model, annotations=annotations,
                             natural_share=natural_share, allow_unmatched=allow_unmatched,
-                            figure_detector=figure_detector,
+                            figure_detector=figure_detector, detector_options=options,
                             progress=lambda message: typer.echo(message, err=True))
+    _unused_options(options, results["summary"]["detectors"])
     typer.echo(summary_markdown(results))
-    typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, report.html)", err=True)
+    typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, scores.parquet, "
+               "scores_mixing.parquet, report.html)", err=True)
 
 
 @app.command("tables")
@@ -128,6 +150,8 @@ def tables_command(
                                       "labels' own share)."),
     allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
                                          help="Drop mentions found on one side only."),
+    detector_option: Optional[list[str]] = typer.Option(
+        None, "--detector-option", help=DETECTOR_OPTION_HELP),
 ) -> None:
     """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
     15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
@@ -135,14 +159,57 @@ def tables_command(
     from halluscope.bench.tables_extra import run_tables_extra
 
     with user_errors():
+        options = _detector_options(detector_option)
         names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
         results = run_tables_extra(labels, signals, out, tables=tables, seeds=seeds,
                                    detectors=names, model=model, annotations=annotations,
                                    natural_share=natural_share, budgets=budgets,
-                                   allow_unmatched=allow_unmatched,
+                                   allow_unmatched=allow_unmatched, detector_options=options,
                                    progress=lambda message: typer.echo(message, err=True))
+    _unused_options(options, results["detectors"])
     typer.echo("\n\n".join(table_markdown(t) for t in results["tables"].values()))
     typer.echo(f"wrote {out}/ (extra_results.json, extra_tables.md, table*.csv)", err=True)
+
+
+@app.command("fit-text-filter")
+def fit_text_filter_command(
+    labels: Path = typer.Option(..., "--labels", help="Labels Parquet (as for `bench run`)."),
+    signals: Path = typer.Option(..., "--signals", help="`halluscope signals` output directory "
+                                                        "(needs text_hidden_mid_w4)."),
+    out: Path = typer.Option(..., "--out", help="The fitted filter: JSON (or .npz), written "
+                                                "atomically; never a pickle."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (as for `bench run`)."),
+    annotations: Optional[Path] = typer.Option(None, "--annotations",
+                                               help="COCO instances JSON (presence)."),
+    natural_share: Optional[float] = typer.Option(
+        None, "--natural-share", help="Non-assertive share on random images (Table 1) for the "
+                                      "training budget (default: the labels' own share)."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the image-level split (the "
+                                                      "filter trains on its fit split)."),
+    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
+                                         help="Drop mentions found on one side only."),
+) -> None:
+    """Fit the text filter of Appendix E (class-balanced logistic regression on the text-only
+    mid-layer states over W4; non-assertive vs concrete + hallucinated; threshold 0.5) on the
+    seed's fit split with the natural share of non-assertive mentions, save it, and print its
+    held-out recall per subtype. Use it with `halluscope label --judge text_filter`."""
+    from halluscope.bench.tables_extra import fit_bench_text_filter
+    from halluscope.report.markdown import markdown_table
+
+    with user_errors():
+        report = fit_bench_text_filter(labels, signals, out, seed=seed, model=model,
+                                       annotations=annotations, natural_share=natural_share,
+                                       allow_unmatched=allow_unmatched)
+    for note in report["notes"]:
+        typer.echo(f"note: {note}", err=True)
+    typer.echo(f"text filter: trained on {report['n_train'].get('existential', 0)} concrete + "
+               f"hallucinated and {report['n_mixed']} non-assertive mentions (natural share "
+               f"{report['natural_share']:.3f}, seed {seed}); held-out shares marked "
+               "non-assertive:")
+    typer.echo(markdown_table(["held-out group", "%"], [
+        [name.removesuffix(" %"), "–" if value is None else f"{100 * value:.1f}"]
+        for name, value in report["rates"].items()]))
+    typer.echo(f"wrote {out}", err=True)
 
 
 @app.command("table3")
@@ -159,8 +226,8 @@ def table3_command(
     base_url: Optional[str] = typer.Option(None, "--base-url",
                                            help="LLM judge: OpenAI-compatible endpoint."),
     throne_model: Optional[list[str]] = typer.Option(
-        None, "--throne-model", help="LLM judge model; repeat for several judges (votes = 3 "
-                                     "formats x models x repeats). Default gpt-4o-mini."),
+        None, "--throne-model", help="LLM judge model; repeat for several judges (votes = "
+                                     "questions x models x repeats). Default gpt-4o-mini."),
     repeats: int = typer.Option(3, "--repeats", min=1, help="LLM judge: times each answer is "
                                                             "counted (offline: votes = 3 x this)."),
     api_key_env: str = typer.Option("HALLUSCOPE_LLM_API_KEY", "--api-key-env",
@@ -170,6 +237,11 @@ def table3_command(
                                    help="LLM judge reply cache."),
     max_concurrency: int = typer.Option(4, "--max-concurrency", min=1),
     max_retries: int = typer.Option(4, "--max-retries", min=0),
+    throne_prompts: Optional[Path] = typer.Option(
+        None, "--throne-prompts", help="LLM judge: JSON prompt file replacing halluscope's "
+                                       "default THRONE wording (e.g. THRONE's released prompts; "
+                                       "schema in halluscope.metrics.throne). Results record "
+                                       "its sha256."),
 ) -> None:
     """Table 3: % of hallucinated, non-assertive (per subtype) and concrete mentions counted as
     hallucinations by CHAIR and THRONE (majority, unanimous), and THRONE's disqualification rate."""
@@ -184,7 +256,7 @@ def table3_command(
                            api_key_env=None if api_key_env.lower() == "none" else api_key_env)
         else:
             options = dict(votes=3 * repeats)
-        judge = get_throne_judge(throne_judge, **options)
+        judge = get_throne_judge(throne_judge, prompts=throne_prompts, **options)
         try:
             document = run_table3(mentions, captions, out, judge,
                                   progress=lambda message: typer.echo(message, err=True))
@@ -192,6 +264,51 @@ def table3_command(
             judge.close()
     typer.echo(table3_markdown(document))
     typer.echo(f"wrote {out}/ (table3.json, table3.csv, table3.md, throne_votes.parquet)",
+               err=True)
+
+
+@app.command("table10")
+def table10_command(
+    labels: Path = typer.Option(..., "--labels", help="Labels Parquet of the reference captions "
+                                                      "(as for `bench run`)."),
+    signals: list[str] = typer.Option(
+        ..., "--signals", help="NAME=DIR, repeated: each reading model's `halluscope signals` "
+                               "directory, extracted on the reference captions."),
+    out: Path = typer.Option(..., "--out", help="Output directory (table10.json/.csv/.md and "
+                                                "one `bench run` report per reader)."),
+    captions_of: Optional[str] = typer.Option(None, "--captions-of",
+                                              help="Name of the model that wrote the captions."),
+    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets", help="Mixing budgets."),
+    detectors: Optional[str] = typer.Option(None, "--detectors", help="Comma-separated trained "
+                                            "detectors (default: every one the store allows)."),
+    label_model: Optional[str] = typer.Option(None, "--model", help="Rows of this model in the "
+                                              "labels (when they hold several)."),
+    annotations: Optional[Path] = typer.Option(None, "--annotations",
+                                               help="COCO instances JSON (presence)."),
+    natural_share: Optional[float] = typer.Option(
+        None, "--natural-share", help="The reference captions' non-assertive share on random "
+                                      "images (default: the labels' own share)."),
+    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
+                                         help="Drop mentions found on one side only."),
+    detector_option: Optional[list[str]] = typer.Option(
+        None, "--detector-option", help=DETECTOR_OPTION_HELP),
+) -> None:
+    """Table 10: the mixing experiment (Table 5) with every model reading the same captions."""
+    from halluscope.bench.experiments import table_markdown
+    from halluscope.bench.table10 import parse_readers, run_table10
+
+    with user_errors():
+        options = _detector_options(detector_option)
+        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        document = run_table10(labels, parse_readers(signals), out, seeds=seeds,
+                               budgets=budgets, detectors=names, captions_of=captions_of,
+                               label_model=label_model, annotations=annotations,
+                               natural_share=natural_share, allow_unmatched=allow_unmatched,
+                               detector_options=options,
+                               progress=lambda message: typer.echo(message, err=True))
+    typer.echo(table_markdown(document["table"]))
+    typer.echo(f"wrote {out}/ (table10.json, table10.csv, table10.md, one report per reader)",
                err=True)
 
 

@@ -10,6 +10,10 @@ are identical across reruns of the same inputs, timings go to `timings.json`):
 - results.json: run summary, Tables 1, 2, 4, 5, 7, 13, per-seed metrics, figure data;
 - table{1,2,4,5,7,13}.csv, tables.md (all tables), summary.md (the run-level summary);
 - scores.parquet: budget-0 scores, one row per (seed, mention), null where not scored;
+- scores_mixing.parquet: the trained detectors' scores at every budget (0 included), one row
+  per (seed, budget, scored mention) -- columns seed, budget, key, split (calibration or
+  heldout; fit mentions are never scored), one column per trained detector (null where it
+  failed); `protocol.evaluate_seed` on these gives the per-seed metrics of results.json;
 - report.html (self-contained, plots embedded) and report.md.
 
 Budget 0 is always run (Table 4 needs it). Trained detectors are mixed at the other budgets by
@@ -158,7 +162,8 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
         from halluscope.detectors.runner import run_protocol
 
         mixing = run_protocol(table, features, {n: options[n] for n in trained_run}, seed_list,
-                              mixing_budgets, natural_share, progress=progress)
+                              mixing_budgets, natural_share, progress=progress,
+                              keep_scores=True)
         for name, seconds in mixing["timings"].items():
             timings[name] = timings.get(name, 0.0) + seconds
     elif mixing_budgets:
@@ -227,6 +232,9 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
                "mean": mean, "figures": figures}
     write_outputs(results, out, timings)
     _write_scores(out / "scores.parquet", seeds_scored, data.rows, table, positions)
+    if trained_run:
+        _write_mixing_scores(out / "scores_mixing.parquet", seeds_scored, mixing.get("scores"),
+                             table, trained_run)
     return results
 
 
@@ -361,3 +369,47 @@ def _write_scores(path: Path, seeds: Sequence[Any], rows: Sequence[Mapping[str, 
     data.update(score_columns)
     with atomic_path(path) as tmp:
         pq.write_table(pa.table(data), tmp)
+
+
+def _write_mixing_scores(path: Path, seeds: Sequence[Any], mixing: Mapping[str, Any] | None,
+                         table: Any, detectors: Sequence[str]) -> None:
+    """scores_mixing.parquet: budget 0 from `seeds` (the as-published fit), the other budgets
+    from the runner's kept scores; only calibration and held-out mentions (the scored ones)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from halluscope.bench.protocol import SPLITS
+    from halluscope.io.atomic import atomic_path
+
+    data: dict[str, list[Any]] = {"seed": [], "budget": [], "key": [], "split": []}
+    data.update({name: [] for name in detectors})
+
+    def add(seed: int, budget: str, keys: np.ndarray, codes: np.ndarray,
+            scores: Mapping[str, np.ndarray | str]) -> None:
+        n = len(keys)
+        data["seed"] += [seed] * n
+        data["budget"] += [budget] * n
+        data["key"] += [str(k) for k in keys]
+        data["split"] += [SPLITS[c] for c in codes]
+        for name in detectors:
+            values = scores.get(name)
+            data[name] += ([None] * n if values is None or isinstance(values, str)
+                           else np.asarray(values, dtype=np.float64).tolist())
+
+    keys = table.mention_keys()
+    kept = {s["seed"]: s for s in (mixing or {}).get("per_seed", [])}
+    for s in seeds:
+        rows = np.flatnonzero(s.codes != 0)
+        add(s.seed, "0", keys[rows], s.codes[rows],
+            {n: v if isinstance(v, str) else v[rows] for n, v in s.scores.items()
+             if n in detectors})
+        entry = kept.get(s.seed)
+        if entry is None:
+            continue
+        for budget, scores in entry["budgets"].items():
+            add(s.seed, budget, mixing["keys"][entry["rows"]], entry["codes"][entry["rows"]],
+                scores)
+    schema = pa.schema([("seed", pa.int64()), ("budget", pa.string()), ("key", pa.string()),
+                        ("split", pa.string()), *[(n, pa.float64()) for n in detectors]])
+    with atomic_path(path) as tmp:
+        pq.write_table(pa.table(data, schema=schema), tmp)

@@ -25,6 +25,9 @@ all in %:
   mentions judged without failure (`throne_majority_disqualified_pct`: ties, only possible with
   an even number of votes).
 
+`throne.prompts` of table3.json names the LLM judge's prompt set (`ThronePrompts.describe`:
+halluscope's default and its version id, or a prompt file by sha256; null for the offline judge).
+
 Mentions whose THRONE votes failed are left out of every THRONE column and counted in
 `throne_failed`. Mentions without a NAME-Bench class (ambiguous, not an object, excluded, failed
 usage labels) are not in the table.
@@ -162,6 +165,7 @@ def run_table3(mentions: str | Path, captions: str | Path, out_dir: str | Path,
     document = {
         "table": "3", "columns": list(COLUMNS), "rows": table,
         "throne": {"judge": judge.name, "votes_per_query": judge.votes_per_query,
+                   "prompts": getattr(judge, "prompt_set", None),
                    "stats": dict(getattr(judge, "stats", {}) or {})},
         "counts": {"mentions": len(rows), "usage_failures": len(rows) - len(usable),
                    "classed": len(classed)},
@@ -212,8 +216,15 @@ def table3_markdown(document: Mapping[str, Any]) -> str:
     | hedged | 2 | 50.0 | - | 0.0 | 50.0 | 0 |
     """
     throne = document.get("throne", {})
+    prompts = throne.get("prompts")
+    shown = ""
+    if prompts:  # a file's sha256 shortened to 12 hex digits (table3.json has it whole)
+        pid = str(prompts.get("id"))
+        pid = pid[:19] if pid.startswith("sha256:") else pid
+        shown = f", prompts: {prompts.get('source')} {pid}"
     lines = [f"Table 3: % counted as hallucinated (hallucinated row: recall). THRONE judge: "
-             f"{throne.get('judge', '?')}, {throne.get('votes_per_query', '?')} votes.", "",
+             f"{throne.get('judge', '?')}, {throne.get('votes_per_query', '?')} votes{shown}.",
+             "",
              "| group | n | CHAIR % | THRONE maj. % | THRONE unan. % | THRONE disq. % | "
              "THRONE failed |", "|---|---:|---:|---:|---:|---:|---:|"]
 

@@ -19,8 +19,9 @@
   hedges_as_claims=True)`), probes retrained at budgets 0 and nat; FPR on the held-out
   non-hedged non-assertive mentions (the same mentions under both conventions), TPR.
 - Table 16 (Appendix K): budget-0 flag rates of the retained subtypes vs the non-assertive
-  mentions outside them ("generic" = Other) when the labels keep them; compound matches are
-  dropped at the join (usage not_object), so they are only counted.
+  mentions outside them ("generic" = Other) when the labels keep them, and of the compound
+  matches (Comp.): not in NAME-Bench (dropped at the join, usage not_object), but the signal
+  store has their rows, so the same fitted detectors score them against the same threshold.
 - Table 17 (Appendix J): COCO concepts per subtype (n, distinct, top five with shares).
 
 Every metric cell is {"mean", "std", "n_seeds"} over seeds (None where undefined, never NaN,
@@ -31,6 +32,7 @@ and the mention keys (same mixing order as `detectors.runner`), so reruns are id
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -57,33 +59,47 @@ def _take(features: Mapping[str, np.ndarray], columns: Sequence[str], rows: np.n
     return {c: np.asarray(features[c])[rows] for c in columns if c in features}
 
 
+def fit_detector(name: str, options: Mapping[str, Any], table: MentionTable,
+                 features: Mapping[str, np.ndarray], codes: np.ndarray, mixed: np.ndarray,
+                 seed: int) -> Any:
+    """Detector `name` trained on the fit set's concrete + hallucinated mentions plus the rows
+    `mixed` (label 0); training-free detectors are returned as built. Mirrors the runner's fit
+    step (same labels, detector seed) so budget-0 results equal the main run's. Raises the
+    detector's `HalluscopeError` on bad features."""
+    from halluscope.detectors import get_detector
+
+    detector = get_detector(name, **options)
+    if not detector.trained:
+        return detector
+    if hasattr(detector, "seed"):
+        detector.seed = int(seed)
+    base = np.flatnonzero((codes == 0) & (table.label != "non_assertive"))
+    rows = np.sort(np.concatenate([base, np.asarray(mixed, dtype=np.int64)]))
+    y = (table.label[rows] == "hallucinated").astype(np.int64)
+    detector.fit(_take(features, detector.columns, rows), y)
+    return detector
+
+
+def score_with(detector: Any, features: Mapping[str, np.ndarray], rows: np.ndarray
+               ) -> np.ndarray:
+    """`detector`'s float64 scores of `rows` of `features`."""
+    return np.asarray(detector.score(_take(features, detector.columns, rows)), dtype=np.float64)
+
+
 def fit_scores(name: str, options: Mapping[str, Any], table: MentionTable,
                features: Mapping[str, np.ndarray], codes: np.ndarray, mixed: np.ndarray,
                seed: int) -> np.ndarray | str:
-    """Scores of every non-fit row (0.0 on fit rows) of detector `name` trained on the fit set's
-    concrete + hallucinated mentions plus the rows `mixed` (label 0), or the failure message.
-
-    Training-free detectors ignore the fit set. Mirrors the runner's fit step (same labels,
-    detector seed) so budget-0 results equal the main run's.
-    """
-    from halluscope.detectors import get_detector
+    """Scores of every non-fit row (0.0 on fit rows; training-free detectors: every row) of
+    `fit_detector(...)`, or its failure message."""
     from halluscope.errors import HalluscopeError
 
-    detector = get_detector(name, **options)
     try:
+        detector = fit_detector(name, options, table, features, codes, mixed, seed)
         if not detector.trained:
-            return np.asarray(detector.score(_take(features, detector.columns,
-                                                   np.arange(len(table)))), dtype=np.float64)
-        if hasattr(detector, "seed"):
-            detector.seed = int(seed)
-        base = np.flatnonzero((codes == 0) & (table.label != "non_assertive"))
-        rows = np.sort(np.concatenate([base, np.asarray(mixed, dtype=np.int64)]))
-        y = (table.label[rows] == "hallucinated").astype(np.int64)
-        detector.fit(_take(features, detector.columns, rows), y)
+            return score_with(detector, features, np.arange(len(table)))
         scored = np.flatnonzero(codes != 0)
         out = np.zeros(len(table))
-        out[scored] = np.asarray(detector.score(_take(features, detector.columns, scored)),
-                                 dtype=np.float64)
+        out[scored] = score_with(detector, features, scored)
         return out
     except HalluscopeError as exc:
         return str(exc)
@@ -100,13 +116,22 @@ def flags_at_threshold(scores: np.ndarray, table: MentionTable, codes: np.ndarra
     [False, False, True, True]
     """
     passed = np.ones(len(table), dtype=bool) if passed is None else passed
+    threshold, reason = calibrated_threshold(scores, table, codes, passed)
+    if threshold is None:
+        return None, reason
+    return (scores > threshold) & passed, None
+
+
+def calibrated_threshold(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
+                         passed: np.ndarray) -> tuple[float | None, str | None]:
+    """The threshold flagging 10% of the calibration concrete mentions that pass, or (None,
+    reason)."""
     if not np.isfinite(scores).all():
         return None, "NaN or infinite scores"
     calibration = scores[(codes == 1) & (table.label == "concrete") & passed]
     if not len(calibration):
         return None, "no calibration concrete mentions (after the filter)"
-    threshold = calibrate_threshold(calibration)
-    return (scores > threshold.value) & passed, None
+    return calibrate_threshold(calibration).value, None
 
 
 def rate(flags: np.ndarray, mask: np.ndarray) -> float | None:
@@ -220,6 +245,43 @@ def table6(table: MentionTable, features: Mapping[str, np.ndarray],
 
 # --- Table 11: text filter ----------------------------------------------------------------------
 
+def text_filter_rows(table: MentionTable, codes: np.ndarray, seed: int, natural_share: float
+                     ) -> tuple[np.ndarray, int]:
+    """(training rows, number of non-assertive among them) of the text filter (Appendix E): the
+    fit split's concrete + hallucinated mentions and the natural-share budget of its
+    non-assertive ones, in the runner's mixing order.
+
+    >>> t = MentionTable.from_columns(list("abcdef"), ["concrete", "hallucinated"] * 2
+    ...                               + ["non_assertive"] * 2, [None] * 4 + ["hedged"] * 2)
+    >>> rows, m = text_filter_rows(t, np.zeros(6, dtype=np.int8), 0, 0.2); (len(rows), m)
+    (5, 1)
+    """
+    pool = mix_pool(table, codes, seed)
+    m = min(natural_count(table, codes, natural_share), len(pool))
+    base = np.flatnonzero((codes == 0) & (table.label != "non_assertive"))
+    return np.sort(np.concatenate([base, pool[:m]])), m
+
+
+def text_filter_rates(filtered: np.ndarray, table: MentionTable, codes: np.ndarray,
+                      subtypes: Sequence[str]) -> dict[str, float | None]:
+    """Held-out shares the filter marks: recall per non-assertive subtype and overall, and the
+    hallucinated and concrete mentions it removes (None where a group is empty).
+
+    >>> t = MentionTable.from_columns(list("abc"), ["non_assertive", "hallucinated", "concrete"],
+    ...                               ["hedged", None, None])
+    >>> r = text_filter_rates(np.array([True, False, True]), t, np.full(3, 2), ["hedged"])
+    >>> r["hedged recall %"], r["halluc removed %"], r["concrete removed %"]
+    (1.0, 0.0, 1.0)
+    """
+    held = codes == 2
+    na = held & (table.label == "non_assertive")
+    out = {f"{s} recall %": rate(filtered, na & (table.subtype == s)) for s in subtypes}
+    out["all recall %"] = rate(filtered, na)
+    out["halluc removed %"] = rate(filtered, held & (table.label == "hallucinated"))
+    out["concrete removed %"] = rate(filtered, held & (table.label == "concrete"))
+    return out
+
+
 def table11(table: MentionTable, features: Mapping[str, np.ndarray],
             detectors: Mapping[str, Mapping[str, Any]], seeds: Sequence[int],
             natural_share: float, progress: Progress = _quiet
@@ -249,11 +311,8 @@ def table11(table: MentionTable, features: Mapping[str, np.ndarray],
     x = np.asarray(features[FEATURE_COLUMN])
     for seed in seeds:
         codes = split_codes(table.image_id, seed)
-        pool = mix_pool(table, codes, seed)
-        m = min(natural_count(table, codes, natural_share), len(pool))
+        rows, m = text_filter_rows(table, codes, seed, natural_share)
         mixed_counts.append(m)
-        base = np.flatnonzero((codes == 0) & (table.label != "non_assertive"))
-        rows = np.sort(np.concatenate([base, pool[:m]]))
         progress(f"table 11: seed {seed} fitting the text filter ({m} non-assertive)")
         try:
             model = fit_text_filter(x[rows], table.label[rows] == "non_assertive")
@@ -264,12 +323,9 @@ def table11(table: MentionTable, features: Mapping[str, np.ndarray],
         passed = ~filtered
         held = codes == 2
         na = held & (table.label == "non_assertive")
-        for s in subtypes:
-            recall[f"{s} recall %"].append(rate(filtered, na & (table.subtype == s)))
-        recall["all recall %"].append(rate(filtered, na))
-        recall["halluc removed %"].append(rate(filtered, held & (table.label == "hallucinated")))
-        recall["concrete removed %"].append(rate(filtered, held & (table.label == "concrete")))
-        nat_mix = pool[:m]
+        for column, value in text_filter_rates(filtered, table, codes, subtypes).items():
+            recall[column].append(value)
+        nat_mix = mix_pool(table, codes, seed)[:m]
         for name, options in detectors.items():
             progress(f"table 11: seed {seed} {name}")
             scores = fit_scores(name, options, table, features, codes, nat_mix, seed)
@@ -465,49 +521,156 @@ def table15(table: MentionTable, features: Mapping[str, np.ndarray],
 
 # --- Table 16: excluded mentions ----------------------------------------------------------------
 
+@dataclass
+class Compounds:
+    """The labels' compound matches (usage not_object, a "compound" reason) that the signal store
+    has rows for: their image ids and features, and how many were left out and why."""
+
+    image_id: np.ndarray  # str
+    features: dict[str, np.ndarray]
+    n_labelled: int
+    n_without_signals: int
+
+
+def is_compound(row: Mapping[str, Any]) -> bool:
+    """A label row the judge marked a compound match (not the object itself).
+
+    >>> is_compound({"usage": "not_object", "reason": "compound-head"})
+    True
+    >>> is_compound({"usage": "not_object", "reason": "verb-use"})
+    False
+    """
+    return row.get("usage") == "not_object" and "compound" in str(row.get("reason") or "").lower()
+
+
+def _compound_rows(labels: str | Path, model: str | None) -> list[dict[str, Any]] | None:
+    """The labels' compound rows (of `model`), or None when the labels give no reasons."""
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(labels).to_pylist()  # already read once by the join: no new failure
+    if rows and "model" in rows[0] and model is not None:
+        rows = [r for r in rows if str(r["model"]) == model]
+    if not rows or "reason" not in rows[0]:
+        return None
+    return [r for r in rows if is_compound(r)]
+
+
+def load_compounds(labels: str | Path, signals: str | Path, columns: Sequence[str],
+                   model: str | None) -> Compounds | None:
+    """The compound matches with their signal rows (joined on caption_index, start, end, as the
+    bench join does); None when the labels give no reasons to find them by."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from halluscope.bench.dataset import JOIN_KEY, _store_shards
+    from halluscope.detectors.base import features_from_arrow
+
+    rows = _compound_rows(labels, model)
+    if rows is None:
+        return None
+    wanted = {(int(r["caption_index"]), int(r["start"]), int(r["end"])) for r in rows}
+    parts = []
+    # Shard by shard, features read only where a compound is: the store can be many GB.
+    for shard in _store_shards(Path(signals) / "mentions"):
+        spans = pq.read_table(shard, columns=list(JOIN_KEY))
+        take = [i for i, key in enumerate(zip(*(spans.column(c).to_pylist() for c in JOIN_KEY)))
+                if tuple(int(v) for v in key) in wanted]
+        if take:
+            names = pq.read_schema(shard).names
+            part = pq.read_table(shard, columns=[c for c in ["image_id", *columns] if c in names])
+            parts.append(part.take(pa.array(take, type=pa.int64())))
+    if not parts:
+        return Compounds(np.zeros(0, dtype=object), {}, len(rows), len(wanted))
+    taken = pa.concat_tables(parts, promote_options="default")
+    return Compounds(
+        image_id=np.asarray([str(v) for v in taken.column("image_id").to_pylist()], dtype=object),
+        features=features_from_arrow(taken, [c for c in columns if c in taken.column_names]),
+        n_labelled=len(rows), n_without_signals=len(wanted) - len(taken))
+
+
 def table16(table: MentionTable, features: Mapping[str, np.ndarray],
             detectors: Mapping[str, Mapping[str, Any]], seeds: Sequence[int],
-            compound_count: int | None = None, progress: Progress = _quiet) -> dict[str, Any]:
-    """Budget-0 flag rates on the four retained subtypes vs the other non-assertive mentions
-    ("generic") when the table has them; compounds are not in the table (only counted)."""
+            compounds: Compounds | None = None, progress: Progress = _quiet) -> dict[str, Any]:
+    """Budget-0 flag rates on the four retained subtypes, on the other non-assertive mentions
+    ("generic" = Other) when the labels keep them, and on the compound matches (Comp.), which
+    are not in the table: they are scored by the same fitted detectors against the same
+    threshold, on the held-out split of their image (the split is over the table's images, so
+    a compound on an image without NAME-Bench mention has none and is left out)."""
     from halluscope.bench.dataset import SUBTYPE_ORDER
+    from halluscope.bench.protocol import SPLITS, split_images
+    from halluscope.errors import HalluscopeError
 
-    columns = ["detector", "4 cat. %", "Other %", "n Other"]
+    columns = ["detector", "4 cat. %", "Other %", "n Other", "Comp. %", "n Comp."]
     na = table.label == "non_assertive"
     four = na & np.isin(table.subtype, list(SUBTYPE_ORDER))
     other = na & ~four
     notes = []
-    if compound_count is not None:
-        notes.append(f"{compound_count} compound matches in the labels (usage not_object, reason "
-                     "'compound'): dropped at the join, so not scored")
+    n_comp = 0 if compounds is None else len(compounds.image_id)
+    if compounds is None:
+        notes.append("the labels give no reason column: compound matches cannot be found")
+    else:
+        notes.append(f"{compounds.n_labelled} compound matches in the labels (usage not_object, "
+                     f"reason 'compound'); {compounds.n_without_signals} have no signal row "
+                     "(not scored). The LLM judge checks compounds among initially "
+                     "non-assertive mentions only (as the paper), the offline judge among all")
+        in_table = set(table.image_id.tolist())
+        orphans = sum(1 for i in compounds.image_id if i not in in_table)
+        if orphans:
+            notes.append(f"{orphans} compound matches on images without NAME-Bench mentions: "
+                         "no split, not scored")
     if not other.any():
         notes.append("the labels keep no non-assertive mention outside the four subtypes "
-                     "(generic mentions are dropped or absent): no Other column to report")
+                     "(generic mentions are dropped or absent): Other undefined")
+    if not other.any() and not n_comp:
         return make_table("table16", "Table 16: excluded non-assertive mentions", columns, [],
                           notes=notes)
-    cells = {n: {"four": [], "other": [], "n": [], "notes": []} for n in detectors}
+    cells = {n: {"four": [], "other": [], "n": [], "comp": [], "n comp": [], "notes": []}
+             for n in detectors}
     for seed in seeds:
         codes = split_codes(table.image_id, seed)
+        split = split_images(table.image_id, seed)
+        comp_held = (np.zeros(0, dtype=np.int64) if compounds is None else np.flatnonzero(
+            [split.get(i) == SPLITS[2] for i in compounds.image_id]))
         for name, options in detectors.items():
             progress(f"table 16: seed {seed} {name}")
-            scores = fit_scores(name, options, table, features, codes, np.zeros(0, np.int64),
-                                seed)
-            flags, reason = ((None, scores) if isinstance(scores, str)
-                             else flags_at_threshold(scores, table, codes))
-            if reason:
-                cells[name]["notes"].append(reason)
-            cells[name]["four"].append(None if flags is None else rate(flags, four & (codes == 2)))
-            cells[name]["other"].append(None if flags is None
-                                        else rate(flags, other & (codes == 2)))
-            cells[name]["n"].append(int((other & (codes == 2)).sum()))
+            cell = cells[name]
+            cell["n"].append(int((other & (codes == 2)).sum()))
+            cell["n comp"].append(len(comp_held))
+            try:
+                detector = fit_detector(name, options, table, features, codes,
+                                        np.zeros(0, np.int64), seed)
+                scored = (np.arange(len(table)) if not detector.trained
+                          else np.flatnonzero(codes != 0))
+                scores = np.zeros(len(table))
+                scores[scored] = score_with(detector, features, scored)
+                comp_scores = (score_with(detector, compounds.features, comp_held)
+                               if len(comp_held) else np.zeros(0))
+            except HalluscopeError as exc:
+                threshold, reason = None, str(exc)
+            else:
+                threshold, reason = calibrated_threshold(scores, table, codes,
+                                                         np.ones(len(table), dtype=bool))
+            if threshold is None:
+                cell["notes"].append(reason)
+                for key in ("four", "other", "comp"):
+                    cell[key].append(None)
+                continue
+            flags = scores > threshold
+            cell["four"].append(rate(flags, four & (codes == 2)))
+            cell["other"].append(rate(flags, other & (codes == 2)))
+            cell["comp"].append(float((comp_scores > threshold).mean()) if len(comp_scores)
+                                else None)
     rows = [{"detector": n, "4 cat. %": mean_std(c["four"]), "Other %": mean_std(c["other"]),
-             "n Other": _n_cell(c["n"]), "notes": sorted(set(c["notes"]))}
+             "n Other": _n_cell(c["n"]), "Comp. %": mean_std(c["comp"]),
+             "n Comp.": _n_cell(c["n comp"]), "notes": sorted(set(c["notes"]))}
             for n, c in cells.items()]
-    notes.append("Other: subtypes " + ", ".join(sorted(set(table.subtype[other].tolist()))))
+    if other.any():
+        notes.append("Other: subtypes " + ", ".join(sorted(set(table.subtype[other].tolist()))))
     return make_table("table16", "Table 16: flag rates of excluded non-assertive mentions "
                       "(budget 0)", columns, rows, notes=notes,
-                      percent=["4 cat. %", "Other %"],
-                      description="No non-assertive training; n Other: held-out per seed.")
+                      percent=["4 cat. %", "Other %", "Comp. %"],
+                      description="No non-assertive training; threshold: 10% of calibration "
+                                  "concrete; n: held-out per seed (mean).")
 
 
 # --- Table 17: concept distribution -------------------------------------------------------------
@@ -558,16 +721,61 @@ def parse_tables(text: str | None) -> list[str]:
     return [t for t in TABLES if t in wanted]
 
 
-def _compound_count(labels: str | Path, model: str | None) -> int | None:
-    import pyarrow.parquet as pq
+def resolve_natural_share(table: MentionTable, natural_share: float | None
+                          ) -> tuple[float, str | None]:
+    """(the natural share, a note when it was estimated from the labels themselves).
 
-    rows = pq.read_table(labels).to_pylist()  # already read once by the join: no new failure
-    if rows and "model" in rows[0] and model is not None:
-        rows = [r for r in rows if str(r["model"]) == model]
-    if not rows or "reason" not in rows[0]:
-        return None
-    return sum(1 for r in rows if r.get("usage") == "not_object"
-               and "compound" in str(r.get("reason") or "").lower())
+    >>> t = MentionTable.from_columns(list("abcd"), ["concrete"] * 3 + ["non_assertive"],
+    ...                               [None] * 3 + ["hedged"])
+    >>> resolve_natural_share(t, None)[0], resolve_natural_share(t, 0.1)
+    (0.25, (0.1, None))
+    """
+    from halluscope.errors import ConfigError
+
+    note = None
+    if natural_share is None:
+        natural_share = float((table.label == "non_assertive").mean())
+        note = (f"natural share {natural_share:.3f} estimated from these labels (right only for "
+                "captions of random images; pass --natural-share otherwise)")
+    if not 0 <= natural_share < 1:
+        raise ConfigError(f"natural share {natural_share} is not in [0, 1)")
+    return natural_share, note
+
+
+def fit_bench_text_filter(labels: str | Path, signals: str | Path, out: str | Path,
+                          seed: int = 0, model: str | None = None,
+                          annotations: str | Path | None = None,
+                          natural_share: float | None = None, allow_unmatched: bool = False
+                          ) -> dict[str, Any]:
+    """Fit the text filter as Appendix E (and Table 11, seed `seed`) does, save it to `out` (JSON,
+    or .npz; never pickle) and return {"path", "n_train", "n_mixed", "natural_share", "rates":
+    held-out `text_filter_rates`, "notes"}."""
+    from dataclasses import replace
+
+    from halluscope.bench.dataset import load_bench
+    from halluscope.errors import InputError
+    from halluscope.text.usage.text_filter import FEATURE_COLUMN, fit_text_filter
+
+    data = load_bench(labels, signals, [FEATURE_COLUMN], annotations, model, allow_unmatched)
+    if FEATURE_COLUMN not in data.features:
+        raise InputError(f"the signal store has no {FEATURE_COLUMN} column (the text-only "
+                         "probe's features), which the text filter reads",
+                         path=Path(signals) / "mentions")
+    table = data.table
+    natural_share, note = resolve_natural_share(table, natural_share)
+    codes = split_codes(table.image_id, seed)
+    rows, m = text_filter_rows(table, codes, seed, natural_share)
+    x = np.asarray(data.features[FEATURE_COLUMN])
+    fitted = fit_text_filter(x[rows], table.label[rows] == "non_assertive")
+    rates = text_filter_rates(fitted.is_non_assertive(x), table, codes, subtypes_of(table))
+    info = {"labels": str(labels), "signals": str(signals), "model": data.model or model,
+            "seed": int(seed), "natural_share": natural_share, "n_mixed": m,
+            "heldout": rates}
+    fitted = replace(fitted, info=info)
+    fitted.save(out)
+    return {"path": str(out), "n_train": dict(fitted.n_train or {}), "n_mixed": m,
+            "natural_share": natural_share, "rates": rates,
+            "notes": data.notes + ([note] if note else [])}
 
 
 def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
@@ -575,9 +783,11 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
                      detectors: Sequence[str] | None = None, model: str | None = None,
                      annotations: str | Path | None = None, natural_share: float | None = None,
                      budgets: str = "0,nat,10,30,100,max", allow_unmatched: bool = False,
+                     detector_options: Mapping[str, Mapping[str, Any]] | None = None,
                      progress: Progress | None = None) -> dict[str, Any]:
     """Load the bench, compute the requested tables, write `extra_results.json`,
-    `extra_tables.md` and one CSV per table under `out` (atomically); return the results."""
+    `extra_tables.md` and one CSV per table under `out` (atomically); return the results.
+    `detector_options` ({name: {option: value}}) are passed to the detectors' constructors."""
     from halluscope.bench.dataset import load_bench, signal_columns
     from halluscope.bench.experiments import table_csv, table_markdown
     from halluscope.bench.run import _captions_have_halp, parse_budgets, resolve_detectors
@@ -605,14 +815,11 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
     seed_list = tuple(range(seeds))
     notes = data.notes + notes
     estimated = natural_share is None
-    if estimated:
-        natural_share = float((table.label == "non_assertive").mean())
-        notes.append(f"natural share {natural_share:.3f} estimated from these labels (right only "
-                     "for captions of random images; pass --natural-share otherwise)")
-    if not 0 <= natural_share < 1:
-        raise ConfigError(f"natural share {natural_share} is not in [0, 1)")
-    trained = {n: {} for n in names if n in TRAINED}
-    every = {n: {} for n in names}
+    natural_share, note = resolve_natural_share(table, natural_share)
+    notes += [note] if note else []
+    options = {n: dict((detector_options or {}).get(n, {})) for n in names}
+    trained = {n: options[n] for n in names if n in TRAINED}
+    every = {n: options[n] for n in names}
     results: dict[str, Any] = {}
     if "6" in wanted:
         results["table6"] = table6(table, features, trained, seed_list, progress=say)
@@ -620,7 +827,7 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
         left, right = table11(table, features, every, seed_list, natural_share, say)
         results["table11_filter"], results["table11"] = left, right
     if "14" in wanted:
-        results["table14"] = table14(table, features, {n: {} for n in strongest(names)},
+        results["table14"] = table14(table, features, {n: options[n] for n in strongest(names)},
                                      seed_list, [b for b in parse_budgets(budgets)],
                                      natural_share, say)
     if "15" in wanted:
@@ -628,7 +835,7 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
                                      estimated, say)
     if "16" in wanted:
         results["table16"] = table16(table, features, every, seed_list,
-                                     _compound_count(labels, model), say)
+                                     load_compounds(labels, signals, columns, model), say)
     if "17" in wanted:
         results["table17"] = table17(data.rows)
     payload = {"model": data.model or model or "model", "n_mentions": len(table),

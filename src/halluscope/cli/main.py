@@ -29,6 +29,15 @@ class JudgeName(str, Enum):
     llm = "llm"
 
 
+class LabelJudgeName(str, Enum):
+    """`label` also takes the text filter, which needs the signal store of the captions (so
+    `report`, which reads captions only, does not)."""
+
+    offline = "offline"
+    llm = "llm"
+    text_filter = "text_filter"
+
+
 def _make_judge(judge: JudgeName, llm: dict):
     from halluscope.text.usage import get_judge
 
@@ -101,9 +110,33 @@ def chair(captions: Path = CAPTIONS,
                f"skipped={result['skipped']['count']} -> {out}")
 
 
+def _label_judge(judge: LabelJudgeName, text_filter: Optional[Path], signals: Optional[Path],
+                 llm: dict):
+    from halluscope.errors import ConfigError
+    from halluscope.text.usage import get_judge
+
+    if judge != LabelJudgeName.text_filter:
+        if text_filter is not None or signals is not None:
+            raise ConfigError("--text-filter and --signals are options of --judge text_filter")
+        return _make_judge(JudgeName(judge.value), llm)
+    if text_filter is None or signals is None:
+        raise ConfigError("--judge text_filter needs --text-filter FILTER.json (from `halluscope "
+                          "bench fit-text-filter`) and --signals DIR (the `halluscope signals` "
+                          "output of these captions: the filter reads their text-only states)")
+    return get_judge("text_filter", path=text_filter, signals=signals)
+
+
 @app.command()
 def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
-          judge: JudgeName = JUDGE, vocab: Optional[Path] = VOCAB,
+          judge: LabelJudgeName = typer.Option(LabelJudgeName.offline, "--judge",
+                                               help="Usage judge."),
+          text_filter: Optional[Path] = typer.Option(
+              None, "--text-filter", help="--judge text_filter: the fitted filter (JSON of "
+                                          "`halluscope bench fit-text-filter`)."),
+          signals: Optional[Path] = typer.Option(
+              None, "--signals", help="--judge text_filter: `halluscope signals` output of "
+                                      "these captions (mentions/ and captions/)."),
+          vocab: Optional[Path] = VOCAB,
           replace_vocab: bool = VOCAB_REPLACE, skip_bad: bool = SKIP_BAD,
           llm_base_url: Optional[str] = LLM_URL, llm_model: str = LLM_MODEL,
           llm_compound_model: str = LLM_COMPOUND, llm_api_key_env: str = LLM_KEY,
@@ -119,11 +152,12 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
     with user_errors():
         skips = SkipLog()
         records = read_captions(captions, skip_bad=skip_bad, skips=skips)
-        judge_obj = _make_judge(judge, _llm_config(llm_base_url, llm_model, llm_compound_model,
-                                               llm_api_key_env, llm_concurrency,
-                                               llm_captions_per_call, llm_cache_dir,
-                                               llm_no_json_mode, llm_price_input,
-                                               llm_price_output))
+        judge_obj = _label_judge(judge, text_filter, signals,
+                                 _llm_config(llm_base_url, llm_model, llm_compound_model,
+                                             llm_api_key_env, llm_concurrency,
+                                             llm_captions_per_call, llm_cache_dir,
+                                             llm_no_json_mode, llm_price_input,
+                                             llm_price_output))
         with progress_bar(len(records), "labelling", unit="captions") as advance:
             rows = label_job(captions, judge_obj, out, _load_vocabulary(vocab, replace_vocab),
                              records=records, skips=skips, progress=advance)
@@ -181,7 +215,8 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
              help="Run on the real caption sets under DATA_ROOT/captions instead of the "
                   "embedded default (e.g. ../shared/data)."),
          model: bool = typer.Option(True, "--model/--no-model",
-                                    help="Also caption and extract signals with a tiny model.")
+                                    help="Also caption, extract signals and run the HalluPrism "
+                                         "probes with a tiny model.")
          ) -> None:
     """Run the main job end to end: embedded default data, or the real caption sets."""
     from halluscope.demo.run import run_demo

@@ -2,6 +2,14 @@
 
 >>> callable(run_demo)
 True
+
+On the embedded default (`make demo`) the demo writes, under its output folder: `inputs/` and
+`report/` (the usage-aware report on the embedded captions), `model/` (a tiny random-weight
+LLaVA-1.5 captions generated images, signals are extracted and the NAME-Bench protocol runs:
+`demo.model_demo`) and `prism/` (HalluPrism on the same model and images: VSR- and POPE-style
+items the project writes from what the images show, the probes, profile, abstention,
+normalised-dominance routing choice, entanglement and the HTML/Markdown report:
+`demo.prism_demo`). Nothing there reads the network or ../shared.
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
     """Embedded default (no network, nothing from ../shared) unless `data_root` is given.
 
     With `model` (default), the embedded demo also runs the model side on a tiny random LLaVA:
-    captioning generated images, then signal extraction (`halluscope.demo.model_demo`).
+    captioning generated images, then signal extraction (`halluscope.demo.model_demo`), then
+    the HalluPrism probes and analyses on that same model and those images
+    (`halluscope.demo.prism_demo`).
     """
     from halluscope.jobs import usage_report_job
     from halluscope.report.markdown import markdown_table, usage_summary_markdown
@@ -43,6 +53,11 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
 
             result["model"] = run_model_demo(out / "model", echo=echo,
                                              labels=out / "report" / "mentions.parquet")
+            from halluscope.demo.prism_demo import run_prism_demo
+
+            # The model folder and images model_demo just wrote: nothing is built twice.
+            result["prism"] = run_prism_demo(out / "prism", echo, out / "model" / "tiny-llava",
+                                             out / "model" / "images")
         return result
 
     root = Path(data_root)

@@ -20,6 +20,12 @@ one logit; the score is the sigmoid of that logit.
   norm, ReLU, dropout 0.3; 50 epochs of shuffled batches of 32 (a final batch of one mention is
   dropped, since batch norm cannot train on it). Not standardised (the paper standardises DHCP
   only); plain shuffling, since Table 8 gives no class balancing for HALP.
+Precision: `precision="fp32"` (default) trains and scores in float32. `precision="bf16"` is
+mixed precision: the standardised inputs are stored in bfloat16 and every Linear runs under
+`torch.autocast` in bfloat16 (weights, Adam state and the loss stay float32). On CPUs with AMX
+(Sapphire Rapids and later) this is about 2.5x faster for DHCP's 36,864-wide first layer and halves
+its input memory; on GPUs it is the usual mixed-precision training. Scores differ from float32 by
+bfloat16 rounding (about 3 significant digits), so results are comparable only within one precision.
 Determinism: the initial weights, the sampling and the dropout masks come from a generator
 seeded with `seed`; torch's CPU kernels are deterministic for a fixed thread count, so reruns
 with the same seed give identical scores. torch is imported on first use.
@@ -53,6 +59,15 @@ def _adam(torch: Any, parameters: Any, lr: float) -> Any:
         return torch.optim.Adam(parameters, lr=lr)
 
 
+PRECISIONS: tuple[str, ...] = ("fp32", "bf16")
+
+
+def _autocast(torch: Any, device: str, precision: str) -> Any:
+    """bfloat16 autocast for `precision="bf16"`, a no-op context otherwise."""
+    kind = torch.device(device).type
+    return torch.autocast(kind, dtype=torch.bfloat16, enabled=precision == "bf16")
+
+
 class _MLPDetector:
     trained = True
     standardize = False
@@ -61,7 +76,12 @@ class _MLPDetector:
     dropout = 0.0
 
     def __init__(self, name: str, columns: Sequence[str], hidden: Sequence[int], epochs: int,
-                 batch_size: int, lr: float = 1e-3, seed: int = 0, device: str = "cpu"):
+                 batch_size: int, lr: float = 1e-3, seed: int = 0, device: str = "cpu",
+                 precision: str = "fp32"):
+        if precision not in PRECISIONS:
+            raise ConfigError(f"detector {name!r}: precision must be one of "
+                              f"{', '.join(PRECISIONS)}, not {precision!r}")
+        self.precision = precision
         self.name = name
         self.columns = tuple(columns)
         self.hidden = tuple(hidden)
@@ -130,14 +150,19 @@ class _MLPDetector:
             net = self._network(x.shape[1]).to(self.device)
             optimizer = _adam(torch, net.parameters(), self.lr)
             loss_fn = torch.nn.BCEWithLogitsLoss()
-            xt = torch.from_numpy(np.ascontiguousarray(x)).to(self.device)
+            xt = torch.from_numpy(np.ascontiguousarray(x))
+            if self.precision == "bf16":  # cast once, not per batch; half the memory
+                xt = xt.to(torch.bfloat16)
+            xt = xt.to(self.device)
             yt = torch.from_numpy(y.astype(np.float32)).to(self.device)
             net.train()
             for _ in range(self.epochs):
                 for batch in self._batches(y, generator):
                     batch = batch.to(self.device)
                     optimizer.zero_grad(set_to_none=True)
-                    loss = loss_fn(net(xt[batch]).squeeze(1), yt[batch])
+                    with _autocast(torch, self.device, self.precision):
+                        logits = net(xt[batch]).squeeze(1)
+                    loss = loss_fn(logits.float(), yt[batch])
                     loss.backward()
                     optimizer.step()
         net.eval()
@@ -150,15 +175,17 @@ class _MLPDetector:
             raise ConfigError(f"detector {self.name!r} is not fitted; call fit first")
         x = self._prepare(features)
         out = []
-        with torch.no_grad():
+        with torch.no_grad(), _autocast(torch, self.device, self.precision):
             for start in range(0, len(x), batch_size):
                 chunk = torch.from_numpy(np.ascontiguousarray(x[start:start + batch_size]))
-                out.append(torch.sigmoid(self._net(chunk.to(self.device)).squeeze(1)).cpu())
+                logits = self._net(chunk.to(self.device)).squeeze(1).float()
+                out.append(torch.sigmoid(logits).cpu())
         return torch.cat(out).double().numpy() if out else np.zeros(0)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(name={self.name!r}, columns={self.columns!r}, "
-                f"hidden={self.hidden}, epochs={self.epochs}, batch_size={self.batch_size})")
+                f"hidden={self.hidden}, epochs={self.epochs}, batch_size={self.batch_size}, "
+                f"precision={self.precision!r})")
 
 
 class DHCP(_MLPDetector):
@@ -169,8 +196,9 @@ class DHCP(_MLPDetector):
 
     def __init__(self, name: str = "dhcp", columns: Sequence[str] = ("dhcp_attention",),
                  hidden: Sequence[int] = (512, 128), epochs: int = 100, batch_size: int = 1024,
-                 lr: float = 1e-3, seed: int = 0, device: str = "cpu"):
-        super().__init__(name, columns, hidden, epochs, batch_size, lr, seed, device)
+                 lr: float = 1e-3, seed: int = 0, device: str = "cpu",
+                 precision: str = "fp32"):
+        super().__init__(name, columns, hidden, epochs, batch_size, lr, seed, device, precision)
 
 
 class HALP(_MLPDetector):
@@ -181,5 +209,6 @@ class HALP(_MLPDetector):
 
     def __init__(self, name: str = "halp", columns: Sequence[str] = ("halp_hidden",),
                  hidden: Sequence[int] = (512, 256, 128), epochs: int = 50, batch_size: int = 32,
-                 lr: float = 1e-3, seed: int = 0, device: str = "cpu"):
-        super().__init__(name, columns, hidden, epochs, batch_size, lr, seed, device)
+                 lr: float = 1e-3, seed: int = 0, device: str = "cpu",
+                 precision: str = "fp32"):
+        super().__init__(name, columns, hidden, epochs, batch_size, lr, seed, device, precision)

@@ -26,6 +26,7 @@ the results do not depend on the input row order.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 from typing import Any, Callable, Mapping, Sequence
 
@@ -35,10 +36,109 @@ from halluscope.bench.classes import CLASSES
 from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
                                        protocol_description, split_codes, split_counts,
                                        split_images, summarize_seeds)
-from halluscope.detectors import DETECTOR_COLUMNS, TRAINED, get_detector
+from halluscope.detectors import DETECTOR_COLUMNS, DETECTORS, TRAINED, get_detector
 from halluscope.errors import ConfigError, HalluscopeError, InputError
 
 BUDGETS: tuple[str, ...] = ("0", "nat", "10", "30", "100", "max")
+# Set by the registry (name) or by the protocol per seed (seed): an option could not take effect.
+RESERVED_OPTIONS: frozenset[str] = frozenset({"name", "seed"})
+# Constructor annotations (strings, as `from __future__ import annotations` leaves them) whose
+# values can be checked here; an int is a fine float, a bool is not a number.
+_SCALAR_TYPES: dict[str, tuple[type, ...]] = {"int": (int,), "float": (int, float),
+                                              "bool": (bool,), "str": (str,)}
+
+
+def parse_option_value(text: str) -> Any:
+    """A command-line option value: true/false, none, int, float, else the string; a comma
+    makes a tuple of such values.
+
+    >>> [parse_option_value(v) for v in ("20", "1e-3", "True", "none", "cuda", "0,1")]
+    [20, 0.001, True, None, 'cuda', (0, 1)]
+    """
+    if "," in text:
+        return tuple(parse_option_value(p.strip()) for p in text.split(",") if p.strip())
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def detector_parameters(name: str) -> dict[str, inspect.Parameter]:
+    """The keyword parameters of detector `name`'s constructor (imports its module, which is
+    light: sklearn and torch are imported on first fit).
+
+    >>> sorted(detector_parameters("hidden_mid"))
+    ['C', 'columns', 'max_iter', 'name']
+    """
+    import importlib
+
+    if name not in DETECTORS:
+        raise ConfigError(f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}")
+    module_name, class_name = DETECTORS[name].split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return {p.name: p for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def parse_detector_options(items: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`NAME.KEY=VALUE` strings (the CLI's repeatable --detector-option) as {name: {key: value}},
+    each key checked against the detector's constructor.
+
+    >>> parse_detector_options(["dhcp.epochs=20", "dhcp.device=cuda", "svar.layers=0,1"])
+    {'dhcp': {'epochs': 20, 'device': 'cuda'}, 'svar': {'layers': (0, 1)}}
+    >>> parse_detector_options(["dhcp.hidden=256", "svar.layers=3"])  # sequences get tuples
+    {'dhcp': {'hidden': (256,)}, 'svar': {'layers': (3,)}}
+    >>> parse_detector_options(["dhcp.epoch=20"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    halluscope.errors.ConfigError: --detector-option dhcp.epoch=20: dhcp takes no option ...
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        head, sep, value = item.partition("=")
+        name, dot, key = head.strip().partition(".")
+        if not sep or not dot or not name or not key.strip():
+            raise ConfigError(f"--detector-option {item!r}: expected NAME.KEY=VALUE, e.g. "
+                              "dhcp.epochs=20")
+        key = key.strip()
+        if name not in DETECTORS:
+            raise ConfigError(f"--detector-option {item}: unknown detector {name!r}; choose "
+                              f"one of {', '.join(DETECTORS)}")
+        parameters = detector_parameters(name)
+        allowed = sorted(set(parameters) - RESERVED_OPTIONS)
+        if key in RESERVED_OPTIONS:
+            raise ConfigError(f"--detector-option {item}: {key!r} is set by the protocol "
+                              "(name by the registry, seed per protocol seed), not an option")
+        if key not in parameters:
+            raise ConfigError(f"--detector-option {item}: {name} takes no option {key!r} (it "
+                              f"takes {', '.join(allowed)})")
+        parameter = parameters[key]
+        # A str parameter keeps the text as typed ("device=0" is not the int 0).
+        parsed = (value.strip() if str(parameter.annotation) == "str"
+                  else parse_option_value(value.strip()))
+        takes_sequence = (isinstance(parameter.default, tuple)
+                          or "Sequence" in str(parameter.annotation))
+        if takes_sequence and parsed is not None and not isinstance(parsed, tuple):
+            parsed = (parsed,)  # "hidden=256" means a one-layer tuple, not an int
+        wanted = _SCALAR_TYPES.get(str(parameter.annotation))
+        if wanted is not None and not (isinstance(parsed, wanted)
+                                       and not (isinstance(parsed, bool) and bool not in wanted)):
+            raise ConfigError(f"--detector-option {item}: {name}.{key} takes "
+                              f"{parameter.annotation}, got {parsed!r}")
+        out.setdefault(name, {})[key] = parsed
+    for name, options in out.items():
+        try:  # a value the constructor refuses: one line now, not a traceback mid-run
+            get_detector(name, **options)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"--detector-option for {name}: {exc}") from None
+    return out
 
 
 def budget_count(budget: str, n_halluc: int, n_training: int, n_available: int,
@@ -107,12 +207,19 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                  detectors: Sequence[str] | Mapping[str, Mapping[str, Any]],
                  seeds: Sequence[int] = DEFAULT_SEEDS, budgets: Sequence[str] = ("0",),
                  natural_share: float | None = None, mixed: Sequence[str] = TRAINED,
-                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                 progress: Callable[[str], None] | None = None, keep_scores: bool = False
+                 ) -> dict[str, Any]:
     """Fit, score and evaluate `detectors` (names, or {name: options}) on every seed and budget.
 
     Returns {"per_seed": [{seed, splits, split_counts, budgets: {budget: {n_mixed, notes, detectors:
     {name: result}}}}], "mean": {budget: {name: summary}}, "timings": {name: seconds}, ...}.
     A detector that fails on bad features gets a result with every metric None and the reason.
+
+    With `keep_scores`, also "scores": {"keys": mention keys in the canonical row order,
+    "per_seed": [{seed, codes, rows, budgets: {budget: {name: scores of `rows` | failure}}}]}:
+    the trained detectors' scores of the scored (calibration + held-out) rows only (fit rows are
+    never scored), float64 so the metrics recomputed from them are exactly the ones reported:
+    about 4 bytes per mention, seed, budget and detector.
     """
     options = dict(detectors) if isinstance(detectors, Mapping) else {d: {} for d in detectors}
     for name in options:
@@ -130,10 +237,14 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
     timings: dict[str, float] = {}
     fixed_scores: dict[str, np.ndarray | str] = {}
     per_seed = []
+    kept: list[dict[str, Any]] = []
     for seed in seeds:
         codes = split_codes(table.image_id, seed)
         fit_rows = codes == 0
         scored = codes != 0
+        if keep_scores:
+            kept.append({"seed": int(seed), "codes": codes, "rows": np.flatnonzero(scored),
+                         "budgets": {}})
         halluc = table.label == "hallucinated"
         train_base = np.flatnonzero(fit_rows & (table.label != "non_assertive"))
         na_fit = np.flatnonzero(fit_rows & (table.label == "non_assertive"))
@@ -175,6 +286,9 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                     except HalluscopeError as exc:
                         scores = str(exc)
                     timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+                    if keep_scores:
+                        kept[-1]["budgets"].setdefault(budget, {})[name] = (
+                            scores if isinstance(scores, str) else scores[scored])
                 results[name] = (empty_result(scores) if isinstance(scores, str)
                                  else evaluate_seed(scores, table, codes))
             seed_out["budgets"][budget] = {"n_mixed": int(m), "notes": [note] if note else [],
@@ -185,9 +299,12 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
         names = [n for n in options if n in per_seed[0]["budgets"][budget]["detectors"]]
         mean[budget] = {n: summarize_seeds([s["budgets"][budget]["detectors"][n]
                                             for s in per_seed]) for n in names}
-    return {"protocol": protocol_description(), "n_mentions": len(table),
-            "n_images": len(set(table.image_id.tolist())),
-            "class_counts": {c: int((table.label == c).sum()) for c in CLASSES},
-            "seeds": [int(s) for s in seeds], "budgets": list(budgets),
-            "natural_share": natural_share, "per_seed": per_seed, "mean": mean,
-            "timings": timings}
+    out = {"protocol": protocol_description(), "n_mentions": len(table),
+           "n_images": len(set(table.image_id.tolist())),
+           "class_counts": {c: int((table.label == c).sum()) for c in CLASSES},
+           "seeds": [int(s) for s in seeds], "budgets": list(budgets),
+           "natural_share": natural_share, "per_seed": per_seed, "mean": mean,
+           "timings": timings}
+    if keep_scores:
+        out["scores"] = {"keys": table.key, "per_seed": kept}
+    return out

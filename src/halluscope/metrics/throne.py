@@ -21,13 +21,51 @@ characters and greedy decoding, and aggregates the votes two ways (`aggregate`):
 A mention counts as hallucinated by THRONE when its verdict is "present" and the object is not
 annotated in the image (`bench.table3` does that join).
 
-Question formats (`QUESTION_FORMATS`, with `INSTRUCTION` and the caption block of
-`throne_messages`): three phrasings of Appendix F's question, from the most literal ("is there")
-to the one THRONE's metric is about ("does the description imply"). THRONE's released prompt
-strings were not available to this code's authors offline, so the wording is ours and follows the
+Prompt sets (`ThronePrompts`). The default set (`DEFAULT_PROMPTS`: `INSTRUCTION`, `TEMPLATE`,
+`QUESTION_FORMATS` with their plural forms `QUESTION_FORMATS_PLURAL`, version id `PROMPT_VERSION`)
+is halluscope's own wording: three phrasings of Appendix F's question, from the most literal ("is
+there") to the one THRONE's metric is about ("does the description imply"), following the
 structure Appendix F describes (three formats, one instruction, the caption cut at 1,024
-characters, one question per mentioned class); swap `QUESTION_FORMATS`/`INSTRUCTION` for the
-released strings to reproduce the paper's numbers exactly (and bump `PROMPT_VERSION`).
+characters, one question per mentioned class). It is NOT THRONE's released wording, which is
+under a non-commercial licence and is not shipped here. To run the released prompts, as the
+paper does, write them into a prompt file (`load_throne_prompts`; `--throne-prompts FILE` of
+`halluscope bench table3`, `prompts=` of `LLMThroneJudge`/`get_throne_judge`), a JSON object:
+
+* "instruction": the instruction, a string;
+* "template": the whole user turn, with the placeholders {context} (the caption, cut at
+  "caption_limit" characters), {instruction} and {question}, each at least once; write a literal
+  brace as {{ or }};
+* "questions": a non-empty list of {"singular": ..., "plural": ...}; a singular question may use
+  {article} ("a"/"an", by the first letter of the object's name) and must use {object}; a plural
+  question must use {object} and nothing else. Every listed question is asked (one vote each per
+  model and repeat);
+* optional "caption_limit" (characters, default 1024), "plural_classes" (class names asked with
+  the plural question; default `PLURAL_CLASSES`, the COCO classes whose names are plural nouns,
+  which is also the released code's choice) and "object_names" (class name -> the name the
+  question uses; default none).
+
+Any other key, a missing or empty one, or an unknown placeholder is a one-line `ConfigError`
+naming the file. Results record which set was used (`ThronePrompts.describe`): the default's
+version id, or "file" with the file's sha256 (never its path or text); the sha256 also keys the
+reply cache.
+
+Writing the file from THRONE's released repository (amazon-science/THRONE, read it yourself;
+do not commit its strings to this repository): throne/throne_constants.py defines a list of
+instructions and a list of eight question formats, each a (singular, plural) pair of format
+strings with positional placeholders. throne/throne_aqa_evaluation.py uses the first instruction
+of that list and the first three pairs of the question list (its default number of formats is
+three), so copy the first instruction into "instruction" and the first three pairs, in order,
+into "questions", rewriting the placeholders: in a singular string the first positional
+placeholder is the article ({article}) and the second the class name ({object}); in a plural
+string the only one is the class name ({object}). "template" is the script's prompt format: the
+caption after the script's one-word label and a colon, a blank line, the instruction, a blank
+line, the question, i.e. its context/instruction/question layout with our three placeholder
+names. Its caption truncation is 1,024 characters (the default "caption_limit"). The script
+asks the plural question for exactly two COCO classes whose names are plural nouns (our
+`PLURAL_CLASSES`, the default) and the singular one, with "an" before a vowel and "a" otherwise,
+for every other class; it also asks about one class under a longer name (the neckwear class, by
+its full word), which "object_names" reproduces. Our category vocabulary has no plural flag, so
+the rule is by class name as in the released code.
 
 Judges (both return one `ThroneVotes` per `ThroneQuery`):
 
@@ -51,6 +89,9 @@ make "unanimous" easier to reach); `bench.table3` reports failures apart from ve
 
 from __future__ import annotations
 
+import hashlib
+import json
+import string
 import threading
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
@@ -58,21 +99,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-__all__ = ["CAPTION_LIMIT", "INSTRUCTION", "PROMPT_VERSION", "QUESTION_FORMATS", "RULES",
-           "LLMThroneJudge", "OfflineThroneJudge", "ThroneJudge", "ThroneQuery", "ThroneVotes",
-           "aggregate", "get_throne_judge", "parse_yes_no", "throne_messages"]
+__all__ = ["CAPTION_LIMIT", "DEFAULT_PROMPTS", "INSTRUCTION", "PLURAL_CLASSES", "PROMPT_VERSION",
+           "QUESTION_FORMATS", "QUESTION_FORMATS_PLURAL", "RULES", "TEMPLATE", "LLMThroneJudge",
+           "OfflineThroneJudge", "ThroneJudge", "ThronePrompts", "ThroneQuery", "ThroneVotes",
+           "aggregate", "get_throne_judge", "load_throne_prompts", "parse_yes_no",
+           "throne_messages"]
 
 RULES: tuple[str, ...] = ("majority", "unanimous")
 VERDICTS: tuple[str, ...] = ("present", "absent", "disqualified", "failed")
 CAPTION_LIMIT = 1024
-PROMPT_VERSION = "throne-halluscope-v1"
+# v2: plural questions for `PLURAL_CLASSES` (v1 asked every class in the singular).
+PROMPT_VERSION = "throne-halluscope-v2"
 INSTRUCTION = ("Read the description of an image and answer the question about the image with "
                "yes or no.")
+TEMPLATE = "{instruction}\n\nDescription: {context}\n\nQuestion: {question} Answer yes or no."
 QUESTION_FORMATS: tuple[str, ...] = (
     "Is there {article} {object} in the image?",
     "Based on the description, does the image contain {article} {object}?",
     "Does the description imply that there is {article} {object} in the image?",
 )
+QUESTION_FORMATS_PLURAL: tuple[str, ...] = (
+    "Are there {object} in the image?",
+    "Based on the description, does the image contain {object}?",
+    "Does the description imply that there are {object} in the image?",
+)
+# COCO classes whose names are plural nouns: asked with the plural question.
+PLURAL_CLASSES: frozenset[str] = frozenset({"scissors", "skis"})
+
+_TEMPLATE_FIELDS = ("context", "instruction", "question")
+_SINGULAR_FIELDS = ("article", "object")
+_PLURAL_FIELDS = ("object",)
+_FILE_KEYS = ("instruction", "template", "questions", "caption_limit", "plural_classes",
+              "object_names")
 
 
 def _article(word: str) -> str:
@@ -84,18 +142,177 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
-def throne_messages(caption: str, category: str, format_index: int) -> list[dict[str, str]]:
-    """The chat messages of one question: a single user turn (instruction, caption cut at
-    `CAPTION_LIMIT` characters, question), as the paper sends THRONE's prompt to a chat model.
+@dataclass(frozen=True)
+class ThronePrompts:
+    """A THRONE prompt set: instruction, user-turn template, (singular, plural) questions,
+    caption limit, plural classes and object names; `version` is its id (the default's
+    `PROMPT_VERSION`, or "sha256:..." of a prompt file) and `source` "default" or "file".
+
+    >>> DEFAULT_PROMPTS.question("apple", 0)
+    'Is there an apple in the image?'
+    >>> DEFAULT_PROMPTS.question("skis", 2)
+    'Does the description imply that there are skis in the image?'
+    >>> DEFAULT_PROMPTS.describe()["id"]
+    'throne-halluscope-v2'
+    """
+
+    instruction: str
+    template: str
+    questions: tuple[tuple[str, str], ...]
+    caption_limit: int = CAPTION_LIMIT
+    plural_classes: frozenset[str] = PLURAL_CLASSES
+    object_names: tuple[tuple[str, str], ...] = ()
+    version: str = PROMPT_VERSION
+    source: str = "default"
+
+    def question(self, category: str, format_index: int) -> str:
+        """Question `format_index` about `category`: the plural form for a plural class, else the
+        singular one with its article (both after renaming by `object_names`)."""
+        name = dict(self.object_names).get(category, category)
+        singular, plural = self.questions[format_index]
+        if category in self.plural_classes:
+            return plural.format(object=name)
+        return singular.format(article=_article(name), object=name)
+
+    def messages(self, caption: str, category: str, format_index: int) -> list[dict[str, str]]:
+        """One user turn: the template with the caption cut at `caption_limit` characters."""
+        content = self.template.format(context=caption[:self.caption_limit],
+                                       instruction=self.instruction,
+                                       question=self.question(category, format_index))
+        return [{"role": "user", "content": content}]
+
+    def describe(self) -> dict[str, Any]:
+        """What results record about this set: its source and id (never a file's path or text)."""
+        out: dict[str, Any] = {"source": self.source, "id": self.version}
+        if self.source == "file":
+            out["sha256"] = self.version.split(":", 1)[1]
+        out.update(questions=len(self.questions), caption_limit=self.caption_limit)
+        return out
+
+
+DEFAULT_PROMPTS = ThronePrompts(INSTRUCTION, TEMPLATE,
+                                tuple(zip(QUESTION_FORMATS, QUESTION_FORMATS_PLURAL)))
+
+
+def _check_placeholders(text: str, allowed: Sequence[str], required: Sequence[str],
+                        what: str) -> str | None:
+    """The problem with `text`'s placeholders, or None.
+
+    >>> _check_placeholders("{a} {b}", ("a", "b"), ("a",), "t") is None
+    True
+    >>> _check_placeholders("{a} {0} {c!r}", ("a",), ("a",), "t")
+    't: unknown placeholder(s) {0}, {c!r} (allowed: {a})'
+    """
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        return f"{what}: {exc} (write a literal brace as {{{{ or }}}})"
+    unknown, seen = [], set()
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in allowed or spec or conversion:
+            shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            unknown.append("{" + shown + "}")
+        else:
+            seen.add(name)
+    if unknown:
+        return (f"{what}: unknown placeholder(s) {', '.join(unknown)} (allowed: "
+                f"{', '.join('{' + a + '}' for a in allowed)})")
+    missing = [name for name in required if name not in seen]
+    if missing:
+        return f"{what}: missing placeholder(s) {', '.join('{' + m + '}' for m in missing)}"
+    return None
+
+
+def _prompt_problem(data: Any) -> str | None:
+    """The first problem of a parsed prompt file, or None."""
+    if not isinstance(data, dict):
+        return "expected a JSON object"
+    extra = sorted(set(data) - set(_FILE_KEYS))
+    if extra:
+        return f"unknown key(s) {', '.join(map(repr, extra))} (allowed: {', '.join(_FILE_KEYS)})"
+    for key in ("instruction", "template"):
+        if key not in data:
+            return f"missing key {key!r}"
+        if not isinstance(data[key], str) or not data[key].strip():
+            return f"{key!r} must be a non-empty string"
+    problem = _check_placeholders(data["template"], _TEMPLATE_FIELDS, _TEMPLATE_FIELDS,
+                                  "'template'")
+    if problem:
+        return problem
+    questions = data.get("questions")
+    if "questions" not in data:
+        return "missing key 'questions'"
+    if not isinstance(questions, list) or not questions:
+        return "'questions' must be a non-empty list"
+    for number, question in enumerate(questions, start=1):
+        if not isinstance(question, dict) or set(question) != {"singular", "plural"}:
+            return f"question {number}: expected an object with exactly 'singular' and 'plural'"
+        for form, allowed in (("singular", _SINGULAR_FIELDS), ("plural", _PLURAL_FIELDS)):
+            text = question[form]
+            if not isinstance(text, str) or not text.strip():
+                return f"question {number} {form}: must be a non-empty string"
+            problem = _check_placeholders(text, allowed, ("object",), f"question {number} {form}")
+            if problem:
+                return problem
+    limit = data.get("caption_limit", CAPTION_LIMIT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        return "'caption_limit' must be a positive integer"
+    plural = data.get("plural_classes", sorted(PLURAL_CLASSES))
+    if not isinstance(plural, list) or not all(isinstance(c, str) and c for c in plural):
+        return "'plural_classes' must be a list of class names"
+    names = data.get("object_names", {})
+    if not isinstance(names, dict) or not all(isinstance(v, str) and v.strip()
+                                              for v in names.values()):
+        return "'object_names' must map class names to non-empty strings"
+    return None
+
+
+def load_throne_prompts(path: str | Path) -> ThronePrompts:
+    """The prompt set of a prompt file (schema: module docstring); a `ConfigError` naming the
+    file on any problem. Its id is the sha256 of the file's bytes."""
+    from halluscope.errors import ConfigError
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the THRONE prompt file: "
+                          f"{exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: THRONE prompt file is not valid UTF-8 JSON: {exc}") from None
+    problem = _prompt_problem(data)
+    if problem:
+        raise ConfigError(f"{path}: THRONE prompt file: {problem}")
+    return ThronePrompts(
+        instruction=data["instruction"], template=data["template"],
+        questions=tuple((q["singular"], q["plural"]) for q in data["questions"]),
+        caption_limit=data.get("caption_limit", CAPTION_LIMIT),
+        plural_classes=frozenset(data.get("plural_classes", PLURAL_CLASSES)),
+        object_names=tuple(sorted(data.get("object_names", {}).items())),
+        version="sha256:" + hashlib.sha256(raw).hexdigest(), source="file")
+
+
+def _resolve_prompts(prompts: ThronePrompts | str | Path | None) -> ThronePrompts:
+    if prompts is None:
+        return DEFAULT_PROMPTS
+    if isinstance(prompts, ThronePrompts):
+        return prompts
+    return load_throne_prompts(prompts)
+
+
+def throne_messages(caption: str, category: str, format_index: int,
+                    prompts: ThronePrompts | None = None) -> list[dict[str, str]]:
+    """The chat messages of one question: a single user turn (instruction, caption cut at the
+    set's caption limit, question), as the paper sends THRONE's prompt to a chat model; `prompts`
+    defaults to `DEFAULT_PROMPTS`.
 
     >>> len(throne_messages("x" * 5000, "cat", 2)[0]["content"]) < 1300
     True
     """
-    question = QUESTION_FORMATS[format_index].format(article=_article(category), object=category)
-    content = (f"{INSTRUCTION}\n\nDescription: {caption[:CAPTION_LIMIT]}\n\n"
-               f"Question: {question} Answer yes or no.")
-    return [{"role": "user", "content": content}]
-
+    return (prompts or DEFAULT_PROMPTS).messages(caption, category, format_index)
 
 def parse_yes_no(text: str) -> tuple[dict[None, bool], dict[None, tuple[str, str]]]:
     """A reply's vote: yes/no by its first word (case, quotes and punctuation aside); anything
@@ -198,6 +415,7 @@ class OfflineThroneJudge:
     """
 
     name = "offline"
+    prompt_set = None  # asks no questions
 
     def __init__(self, votes: int = 9, nlp: Any = None):
         from halluscope.text.usage.offline import OfflineJudge
@@ -242,8 +460,8 @@ class OfflineThroneJudge:
 # ---------------------------------------------------------------------------------- LLM judge
 
 
-def _llm_caller(**options: Any) -> Any:
-    """An `LLMJudge` whose cache keys carry THRONE's prompt version and no JSON mode."""
+def _llm_caller(prompt_version: str = PROMPT_VERSION, **options: Any) -> Any:
+    """An `LLMJudge` whose cache keys carry the prompt set's id and no JSON mode."""
     from halluscope.text.usage.cache import request_key
     from halluscope.text.usage.llm import LLMJudge
 
@@ -252,7 +470,7 @@ def _llm_caller(**options: Any) -> Any:
 
         def _key(self, model: str, messages: list[dict[str, str]]) -> str:
             return request_key(model, messages, temperature=0, response_format=None,
-                               prompt_version=PROMPT_VERSION)
+                               prompt_version=prompt_version)
 
     return _ThroneCaller(json_mode=False, **options)
 
@@ -261,9 +479,12 @@ class LLMThroneJudge:
     """THRONE's questions against an OpenAI-compatible endpoint (see the module docstring).
 
     >>> judge = LLMThroneJudge(base_url="http://127.0.0.1:9/v1", api_key_env=None, cache_dir=None)
-    >>> judge.votes_per_query, judge.judge([])
-    (9, [])
+    >>> judge.votes_per_query, judge.judge([]), judge.prompt_set["id"]
+    (9, [], 'throne-halluscope-v2')
     >>> judge.close()
+
+    `prompts` is a `ThronePrompts` or a prompt file's path (default `DEFAULT_PROMPTS`);
+    `formats` the indices of its questions to ask (default: all of them).
 
     Identical questions (same caption, class, format, model) are sent once per call of `judge`,
     and valid replies are cached on disk, so a rerun sends nothing. `stats` is the shared LLM
@@ -276,14 +497,23 @@ class LLMThroneJudge:
                  repeats: int = 3, api_key_env: str | None = "HALLUSCOPE_LLM_API_KEY",
                  cache_dir: str | Path | None = Path(".halluscope_cache/throne"),
                  max_concurrency: int = 4, max_retries: int = 4, backoff_base: float = 0.5,
-                 timeout: float = 60, formats: Sequence[int] = (0, 1, 2)):
+                 timeout: float = 60, formats: Sequence[int] | None = None,
+                 prompts: ThronePrompts | str | Path | None = None):
+        self.prompts = _resolve_prompts(prompts)
+        n = len(self.prompts.questions)
+        formats = tuple(range(n)) if formats is None else tuple(formats)
         if not models or repeats < 1 or not formats:
             raise ValueError("LLM THRONE judge: need at least one model, format and repeat")
+        if any(not 0 <= f < n for f in formats):
+            raise ValueError(f"LLM THRONE judge: formats {formats} out of range for a prompt set "
+                             f"of {n} question(s)")
         self.models = tuple(models)
         self.repeats = repeats
-        self.formats = tuple(formats)
+        self.formats = formats
         self.votes_per_query = len(self.models) * len(self.formats) * repeats
-        self._caller = _llm_caller(base_url=base_url, model=self.models[0],
+        self.prompt_set = {**self.prompts.describe(), "formats": list(self.formats)}
+        self._caller = _llm_caller(prompt_version=self.prompts.version,
+                                   base_url=base_url, model=self.models[0],
                                    api_key_env=api_key_env, cache_dir=cache_dir,
                                    max_concurrency=max_concurrency, max_retries=max_retries,
                                    backoff_base=backoff_base, timeout=timeout)
@@ -323,7 +553,7 @@ class LLMThroneJudge:
 
     def _ask(self, caption: str, category: str, model: str, format_index: int) -> bool | str:
         """One vote, or the error text of a failure (counted in stats["failures"])."""
-        outcome = self._caller._call(model, throne_messages(caption, category, format_index),
+        outcome = self._caller._call(model, self.prompts.messages(caption, category, format_index),
                                      parse_yes_no)
         if outcome.problems:
             reason, detail = outcome.problems[None]
@@ -345,8 +575,10 @@ class LLMThroneJudge:
         self.close()
 
 
-def get_throne_judge(name: str, **options: Any) -> ThroneJudge:
-    """Build the THRONE judge `name` ("offline" or "llm") with its options.
+def get_throne_judge(name: str, prompts: ThronePrompts | str | Path | None = None,
+                     **options: Any) -> ThroneJudge:
+    """Build the THRONE judge `name` ("offline" or "llm") with its options; `prompts` (a
+    `ThronePrompts` or a prompt file's path) is the LLM judge's prompt set.
 
     >>> get_throne_judge("llm", api_key_env=None, cache_dir=None, repeats=1).votes_per_query
     3
@@ -354,7 +586,10 @@ def get_throne_judge(name: str, **options: Any) -> ThroneJudge:
     from halluscope.errors import ConfigError
 
     if name == "offline":
+        if prompts is not None:
+            raise ConfigError("a THRONE prompt set needs the llm judge (the offline judge asks "
+                              "no questions)")
         return OfflineThroneJudge(**options)
     if name == "llm":
-        return LLMThroneJudge(**options)
+        return LLMThroneJudge(prompts=prompts, **options)
     raise ConfigError(f"unknown THRONE judge {name!r}; choose offline or llm")

@@ -7,7 +7,8 @@
 
 Each analysis reads `DIR/<model>/<dataset>.jsonl` (see `results`) and returns one row per
 (model, dataset), so the figures can be checked against the paper's per-setting tables
-(Table 13 source profile, Table 33 abstention, Table 35 routing).
+(Table 13 source profile, Table 33 abstention, Table 35 routing); `pooled_summary` adds the
+per-model and pooled Tables 14 (raw dominance counts), 32 (AUROC) and 34 (risk-coverage).
 """
 
 from __future__ import annotations
@@ -175,6 +176,237 @@ def abstain(results_dir: str | Path) -> dict[str, Any]:
                     "n_unparsed": sum(1 for r in rows if not r.judged.parsed),
                     **_stats_fields(stats)})
     return {"analysis": "abstain", "results_dir": str(results_dir), "rows": out}
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooled summaries (Tables 14, 32, 34)
+# ---------------------------------------------------------------------------------------------
+
+#: Coverages of the paper's Table 34.
+TABLE34_COVERAGES = (0.05, 0.10, 0.20, 0.40, 0.60, 0.80, 1.00)
+SOURCE_AWARE = SCALARIZATIONS[1:]
+POOLED = "pooled"
+
+
+def share(count: int, n: int) -> str:
+    """A count as a percentage of n with two decimals, as Table 14 prints it.
+
+    >>> share(2, 14610), share(2, 58440), share(0, 340), share(58287, 58440)
+    ('0.01%', '<0.01%', '0.00%', '99.74%')
+
+    A non-zero count that rounds to 0.00% is shown as "<0.01%" so it is not read as none.
+    """
+    if n <= 0:
+        return "n/a"
+    pct = 100.0 * count / n
+    if count and pct < 0.005:
+        return "<0.01%"
+    return f"{pct:.2f}%"
+
+
+def dominance_summary(settings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 14: raw-dominance counts per model (summed over its datasets) and pooled.
+
+    >>> s = [{"model": "m", "dataset": "a", "n": 3, "dominant_v": 1, "dominant_l": 2, "dominant_a": 0},
+    ...      {"model": "m", "dataset": "b", "n": 1, "dominant_v": 0, "dominant_l": 0, "dominant_a": 1}]
+    >>> r = dominance_summary(s)[0]; r["n"], r["dominant_l"], r["share_l"], r["datasets"]
+    (4, 2, '50.00%', ['a', 'b'])
+
+    `settings` are per-(model, dataset) profile rows (`profile_rows` plus model and dataset).
+    The last row is the pool of all models (`model` = "pooled").
+    """
+    keys = ("n", "dominant_v", "dominant_l", "dominant_a")
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for s in settings:
+        groups.setdefault(s["model"], []).append(s)
+    groups[POOLED] = list(settings)
+    out = []
+    for model in sorted(k for k in groups if k != POOLED) + [POOLED]:
+        members = groups[model]
+        row: dict[str, Any] = {"model": model,
+                               "datasets": sorted({m["dataset"] for m in members}),
+                               **{k: sum(m[k] for m in members) for k in keys}}
+        for c in "vla":
+            row[f"share_{c}"] = share(row[f"dominant_{c}"], row["n"])
+        out.append(row)
+    return out
+
+
+def _scores(rows: Sequence[DecompRow], method: str) -> list[float]:
+    return [scalarize(r.confidence, r.v, r.l, r.a, method) for r in rows]
+
+
+def auroc_summary(groups: dict[str, Sequence[DecompRow]]) -> list[dict[str, Any]]:
+    """Table 32: AUROC of each score per group (a model's datasets pooled), best source-aware.
+
+    >>> from halluscope.prism.results import Correctness
+    >>> ok, bad = Correctness(True, True), Correctness(False, True)
+    >>> rows = [DecompRow("a", 1, ok, None, 0.9, 0.1, 0.5, 0.1, True),
+    ...         DecompRow("b", 2, bad, None, 0.6, 0.1, 0.5, 0.1, False)]
+    >>> r = auroc_summary({"m": rows})[0]; r["auroc_scalar"], r["best_source_aware"]
+    (1.0, 'penalty')
+
+    The best source-aware score has the highest AUROC; a tie goes to the earlier of penalty,
+    weighted, geometric (the order of the paper's columns).
+    """
+    out = []
+    for name, rows in groups.items():
+        correct = [r.correct for r in rows]
+        row: dict[str, Any] = {"model": name, "n": len(rows),
+                               "accuracy": _mean([1.0 if c else 0.0 for c in correct])}
+        for method in SCALARIZATIONS:
+            row[f"auroc_{method}"] = auroc(_scores(rows, method), correct)
+        aware = [m for m in SOURCE_AWARE if row[f"auroc_{m}"] is not None]
+        best = max(aware, key=lambda m: (row[f"auroc_{m}"], -SOURCE_AWARE.index(m)),
+                   default=None)
+        row["best_source_aware"] = best
+        row["auroc_best_source_aware"] = row[f"auroc_{best}"] if best else None
+        out.append(row)
+    return out
+
+
+def risk_summary(rows: Sequence[DecompRow],
+                 coverages: Sequence[float] = TABLE34_COVERAGES) -> list[dict[str, Any]]:
+    """Table 34: selective risk of each score at each coverage over the given (pooled) rows.
+
+    >>> from halluscope.prism.results import Correctness
+    >>> ok, bad = Correctness(True, True), Correctness(False, True)
+    >>> rows = [DecompRow("a", 1, ok, None, 0.9, 0.1, 0.5, 0.1, True),
+    ...         DecompRow("b", 2, bad, None, 0.6, 0.1, 0.5, 0.1, False)]
+    >>> [(p["n_answered"], p["risk_scalar"], p["best_source_aware"]) for p in risk_summary(rows, [0.5, 1.0])]
+    [(1, 0.0, 'penalty'), (2, 0.5, 'penalty')]
+
+    Risk = 1 - selective accuracy of the floor(coverage * n) highest-scored rows (ties
+    admitted in random order, expected value: `selective.risk_coverage`). The best
+    source-aware score has the lowest risk; risks equal to 12 decimals tie (at 100% coverage
+    every score has the same risk up to float summation order), and a tie goes to the earlier
+    of penalty, weighted, geometric: Table 34 names "Penalty" at 100%.
+    """
+    correct = [r.correct for r in rows]
+    curves = {m: risk_coverage(_scores(rows, m), correct, coverages) for m in SCALARIZATIONS}
+    out = []
+    for i, coverage in enumerate(coverages):
+        point: dict[str, Any] = {"coverage": coverage,
+                                 "n_answered": curves["scalar"][i]["n_answered"] if rows else 0}
+        for m in SCALARIZATIONS:
+            point[f"risk_{m}"] = curves[m][i]["risk"] if rows else None
+        best = min(SOURCE_AWARE, key=lambda m: (round(point[f"risk_{m}"], 12),
+                                                SOURCE_AWARE.index(m))) if rows else None
+        point["best_source_aware"] = best
+        point["risk_best_source_aware"] = point[f"risk_{best}"] if best else None
+        out.append(point)
+    return out
+
+
+def pooled_summary(results_dir: str | Path,
+                   coverages: Sequence[float] = TABLE34_COVERAGES) -> dict[str, Any]:
+    """Tables 14, 32 and 34 of a decomposition results folder: per model and pooled.
+
+    Each file is read and de-duplicated once; a model's row pools its datasets, the pooled row
+    pools every (model, dataset) file, ranking all rows together (as the paper's pooled rows).
+    """
+    settings, by_model, pooled = [], {}, []
+    for model, dataset, path in discover(results_dir):
+        rows, stats = load_decomposition(path)
+        settings.append({"model": model, "dataset": dataset, **profile_rows(rows),
+                         **_stats_fields(stats)})
+        by_model.setdefault(model, []).extend(rows)
+        pooled.extend(rows)
+    groups = {m: by_model[m] for m in sorted(by_model)}
+    groups[POOLED] = pooled
+    return {"analysis": "pooled", "results_dir": str(results_dir),
+            "settings": [{k: s[k] for k in ("model", "dataset", "n", "accuracy", "dominant_v",
+                                            "dominant_l", "dominant_a", "n_unparsed",
+                                            "n_duplicates", "n_skipped")} for s in settings],
+            "table14": dominance_summary(settings),
+            "table32": auroc_summary(groups),
+            "table34": risk_summary(pooled, coverages)}
+
+
+def _r3(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def pooled_tables(summary: dict[str, Any]) -> list[tuple[str, str, list[str], list[list[str]]]]:
+    """(name, title, header, rows) of Tables 14, 32 and 34 as printed (cells are strings).
+
+    >>> s = {"table14": [], "table32": [], "table34": [{"coverage": 0.05, "n_answered": 3,
+    ...      "risk_scalar": 0.0182, "risk_penalty": 0.29, "risk_weighted": 0.023,
+    ...      "risk_geometric": 0.225, "best_source_aware": "weighted",
+    ...      "risk_best_source_aware": 0.023}]}
+    >>> pooled_tables(s)[2][3]
+    [['5%', '3', '0.018', '0.290', '0.023', '0.225', '0.023 (Weighted)']]
+    """
+    def name(model: str) -> str:
+        return "Pooled" if model == POOLED else model
+
+    t14 = [[name(r["model"]), f"{r['n']:,}",
+            *(f"{r[f'dominant_{c}']:,} ({r[f'share_{c}']})" for c in "vla")]
+           for r in summary["table14"]]
+    t32 = [[name(r["model"]), f"{r['n']:,}", *(_r3(r[f"auroc_{m}"]) for m in SCALARIZATIONS),
+            _r3(r["auroc_best_source_aware"]) + (f" ({r['best_source_aware'].capitalize()})"
+                                                 if r["best_source_aware"] else "")]
+           for r in summary["table32"]]
+    t34 = [[f"{100 * p['coverage']:g}%", str(p["n_answered"]),
+            *(_r3(p[f"risk_{m}"]) for m in SCALARIZATIONS),
+            _r3(p["risk_best_source_aware"]) + (f" ({p['best_source_aware'].capitalize()})"
+                                                if p["best_source_aware"] else "")]
+           for p in summary["table34"]]
+    return [
+        ("table14", "Table 14: largest-coordinate counts, raw argmax(V, L, A)",
+         ["Model", "N", "Dominant V", "Dominant L", "Dominant A"], t14),
+        ("table32", "Table 32: AUROC of scalar confidence and source-aware scalarizations",
+         ["Model", "N", "Scalar", "Penalty", "Weighted", "Geometric", "Best SA"], t32),
+        ("table34", "Table 34: pooled risk-coverage",
+         ["Coverage", "N answered", "Scalar Risk", "Penalty Risk", "Weighted Risk",
+          "Geometric Risk", "Best SA Risk"], t34),
+    ]
+
+
+def pooled_markdown(summary: dict[str, Any]) -> str:
+    """The three tables as Markdown, with the settings they pool."""
+    from halluscope.report.markdown import markdown_table
+
+    covered = ", ".join(f"{s['model']}/{s['dataset']} ({s['n']})" for s in summary["settings"])
+    parts = ["# HalluPrism pooled summary", "", f"Results: {summary['results_dir']}", "",
+             f"Settings pooled: {covered}.", ""]
+    for _key, title, header, rows in pooled_tables(summary):
+        parts += [f"## {title}", "", markdown_table(header, rows), ""]
+    return "\n".join(parts)
+
+
+def pooled_csv(summary: dict[str, Any], table: str) -> str:
+    """One table's rows as CSV with unformatted numbers (`table`: table14, table32, table34).
+
+    >>> print(pooled_csv({"table34": [{"coverage": 1.0, "n_answered": 2, "risk_scalar": 0.5,
+    ...     "risk_penalty": 0.5, "risk_weighted": 0.5, "risk_geometric": 0.5,
+    ...     "best_source_aware": "penalty", "risk_best_source_aware": 0.5}]}, "table34"), end="")
+    coverage,n_answered,risk_scalar,risk_penalty,risk_weighted,risk_geometric,best_source_aware,risk_best_source_aware
+    1.0,2,0.5,0.5,0.5,0.5,penalty,0.5
+    """
+    import csv
+    import io
+
+    rows = summary[table]
+    fields = [k for k in rows[0] if k != "datasets"] if rows else []
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def write_pooled(results_dir: str | Path, out_dir: str | Path) -> dict[str, Any]:
+    """Write pooled.json, pooled.md and table14/32/34.csv into `out_dir` (atomically)."""
+    from halluscope.io.atomic import write_json_atomic, write_text_atomic
+
+    summary = pooled_summary(results_dir)
+    out = Path(out_dir)
+    write_json_atomic(out / "pooled.json", summary)
+    write_text_atomic(out / "pooled.md", pooled_markdown(summary))
+    for table in ("table14", "table32", "table34"):
+        write_text_atomic(out / f"{table}.csv", pooled_csv(summary, table))
+    return summary
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,7 +48,9 @@ _UNANSWERABLE = re.compile(
     r"(?:the )?question (?:is )?(?:cannot|can ?not|can't) be answered.*|"
     r"(?:i )?(?:cannot|can ?not|can't|am unable to|unable to) (?:answer|tell|determine|see).*|"
     r"(?:the )?image is (?:too )?(?:unclear|blurry).*|not enough information.*)$")
-_PUNCT = re.compile(r"[^\w\s']")
+# Punctuation becomes a space, except a decimal point ("2.99" stays one number, as in the
+# official VQA normalisation's period rule).
+_PUNCT = re.compile(r"(?!(?<=\d)\.(?=\d))[^\w\s']")
 
 
 def _clean(text: str) -> str:
@@ -111,6 +113,8 @@ def normalize_open(text: str | None) -> str:
     ('2 dogs', 'coca cola can', '0')
     >>> normalize_open("Unanswerable."), normalize_open("I cannot tell from this image."), normalize_open("")
     ('unanswerable', 'unanswerable', '')
+    >>> normalize_open("$2.99."), normalize_open("Version 2. Red")
+    ('2.99', 'version 2 red')
 
     A multi-line response (grounding/CoT prompts) is read from its last line, with an
     "Answer:" prefix dropped.

@@ -5,8 +5,9 @@
 0
 
 Mount with `root.add_typer(app, name="prism")`. Commands (each thin over `prism.analysis`):
-`profile`, `abstain` (decomposition results), `route` (intervention results), `recompute`
-and `probe` (run the probes on a model: `prism.probes`).
+`profile`, `pooled`, `abstain` (decomposition results), `route` (intervention results),
+`recompute`, `probe` (run the probes on a model: `prism.probes`) and `entangle` (probe clean
+and ruined inputs: `prism.entanglement`).
 Bad input prints one line (`file:line: message`) and exits with status 2.
 """
 
@@ -65,6 +66,22 @@ def profile(results: Path = RESULTS, out: Path = OUT) -> None:
         f"acc={_pct(r['accuracy'])} V={_num(r['v_mean'])} L={_num(r['l_mean'])} "
         f"A={_num(r['a_mean'])} LP={_pct(r['lp_match'])} "
         f"dom V/L/A={r['dominant_v']}/{r['dominant_l']}/{r['dominant_a']}"))
+
+
+@app.command()
+def pooled(results: Path = RESULTS,
+           out: Path = typer.Option(..., "--out", help="Output folder: pooled.json, pooled.md, "
+                                    "table14.csv, table32.csv, table34.csv."),
+           ) -> None:
+    """Per-model and pooled summaries: Table 14 (raw dominance counts), Table 32 (AUROC) and
+    Table 34 (pooled risk-coverage at 5-100% coverage)."""
+    from halluscope.prism.analysis import pooled_tables, write_pooled
+
+    with user_errors():
+        summary = write_pooled(results, out)
+    for _key, title, header, rows in pooled_tables(summary):
+        typer.echo(f"{title}\n{_md(header, rows)}\n")
+    typer.echo(f"-> {out / 'pooled.json'} (+ pooled.md, table14/32/34.csv)")
 
 
 @app.command()
@@ -205,6 +222,76 @@ def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub 
                f"missing_images={n_missing} no_relation_swap={stats.n_no_relation_swap} "
                f"unparsed={stats.unparsed or 0}")
     typer.echo(f"-> {target}")
+
+
+@app.command()
+def entangle(model: Path = typer.Option(..., "--model", help="Model folder (or hub id)."),
+             dataset: ProbeDataset = typer.Option(..., "--dataset"),
+             data: Path = typer.Option(..., "--data", help="The dataset's question file."),
+             images: Path = typer.Option(..., "--images", help="Folder the image names "
+                                         "resolve in."),
+             out: Path = typer.Option(..., "--out", help="Output folder: clean/, ruined/, "
+                                      "entanglement.json, entanglement.md."),
+             limit: int = typer.Option(None, "--limit", min=1,
+                                       help="First N items with an image only."),
+             seed: int = typer.Option(0, "--seed", help="Picks each item's decoy question."),
+             conditions: str = typer.Option("visual,language,alignment", "--conditions",
+                                            help="Comma-separated ruined conditions."),
+             batch_size: int = typer.Option(8, "--batch-size", min=1),
+             preset: str = typer.Option("default", "--preset", help="weak, default or strong."),
+             blank: str = typer.Option("same", "--blank", help="same or reference."),
+             confidence: str = typer.Option("geomean", "--confidence",
+                                            help="geomean or two_way."),
+             max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
+             name: str = typer.Option(None, "--name", help="Model name in the output paths "
+                                      "(default: the model folder's name)."),
+             device: str = typer.Option("cpu", "--device"),
+             dtype: str = typer.Option("auto", "--dtype"),
+             ) -> None:
+    """Interventional entanglement on real inputs: probe items clean and visual-, language- and
+    alignment-ruined, then the signed (dV, dL, dA) and diagonal-dominance checks (Tables 15-19)."""
+    from halluscope.errors import InputError
+    from halluscope.prism.datasets import load_dataset
+    from halluscope.prism.entanglement import (CONDITIONS, entanglement_markdown,
+                                               probe_entanglement, write_entanglement)
+    from halluscope.prism.perturb import get_preset
+    from halluscope.prism.probes import ProbeConfig, load_image
+
+    wanted = [c.strip() for c in conditions.split(",") if c.strip()]
+    with user_errors():
+        try:
+            get_preset(preset)
+            if blank not in ("same", "reference"):
+                raise ValueError(f"--blank must be same or reference, not {blank!r}")
+            bad = [c for c in wanted if c not in CONDITIONS]
+            if bad or not wanted:
+                raise ValueError(f"--conditions must come from {', '.join(CONDITIONS)}, "
+                                 f"got {conditions!r}")
+            config = ProbeConfig(preset=preset, blank=blank, confidence=confidence,
+                                 max_new_tokens=max_new_tokens, batch_size=batch_size)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        ds = load_dataset(dataset.value, data, images)
+        present = ds.present()
+        items = present[:limit] if limit else present
+        if not items:
+            raise InputError(f"no item has its image under {images}", path=data)
+        model_name = name or Path(str(model).rstrip("/")).name
+        from halluscope.models import load_adapter
+
+        adapter = load_adapter(model, dtype=dtype, device=device)
+        result = probe_entanglement(adapter, items, [load_image(it.image) for it in items],
+                                    config, model_name, seed, wanted)
+        paths = write_entanglement(out, result)
+    methods: dict[str, int] = {}
+    for rows in result["ruined"].values():
+        for row in rows:
+            methods[row["ruin_method"]] = methods.get(row["ruin_method"], 0) + 1
+    typer.echo(f"{model_name}/{dataset.value}: items={len(items)} "
+               f"missing_images={ds.n_missing_images} ruin methods: "
+               + ", ".join(f"{k}={v}" for k, v in sorted(methods.items())))
+    typer.echo(entanglement_markdown(result["table"]))
+    typer.echo(f"-> {paths['json']} (rows: {paths['clean']}, {paths['ruined']})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ class Item:
     split: str | None = None
     category: str | None = None
     subcategory: str | None = None
+    #: Replaces the dataset's base prompt: a template with one `{question}` field (the
+    #: entanglement test's ruined inputs use it; `probes.item_prompt` fills it).
+    prompt_template: str | None = None
 
     @property
     def closed(self) -> bool:
@@ -263,21 +266,56 @@ def load_vizwiz(path: str | Path, images_dir: str | Path | None = None) -> Datas
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", path=p, item=where)
         image = _field(obj, "image", p, None, item=where)
-        raw = _field(obj, "answers", p, None, (list,), item=where)
-        answers = tuple(str(a.get("answer", "")) if isinstance(a, dict) else str(a) for a in raw)
-        if not answers:
-            raise InputError("field 'answers' is empty", path=p, item=where)
-        answerable = obj.get("answerable")
+        answers = _vizwiz_answers(_field(obj, "answers", p, None, (list,), item=where), p, where)
+        gold = majority_answer(answers)
+        if not gold:
+            raise InputError("no annotator gave a non-empty answer", path=p, item=where)
         item_id = Path(image).stem.lower()
         if item_id in seen:
             raise InputError(f"duplicate image {image!r}", path=p, item=where)
         seen.add(item_id)
         ds.items.append(Item(
             item_id, "vizwiz", str(_resolve(img_dir, image)),
-            _field(obj, "question", p, None, item=where).strip(), majority_answer(answers),
+            _field(obj, "question", p, None, item=where).strip(), gold,
             "open", failure_family_hint="answerability", answers=answers,
-            answerable=None if answerable is None else bool(answerable)))
+            answerable=_answerable(obj, p, where)))
     return _finish(ds, img_dir)
+
+
+def _vizwiz_answers(raw: list[Any], path: Path, where: str) -> tuple[str, ...]:
+    """The annotators' answer strings: `{"answer": str, ...}` objects (official) or strings.
+
+    >>> _vizwiz_answers([{"answer": "Soup", "answer_confidence": "yes"}, "can"], Path("v.json"), "q")
+    ('Soup', 'can')
+
+    A null or missing answer is an error, never a string: str(None) would normalise to "none",
+    which VQA normalisation turns into the answer "0".
+    """
+    if not raw:
+        raise InputError("field 'answers' is empty", path=path, item=where)
+    out = []
+    for k, entry in enumerate(raw):
+        value = entry.get("answer") if isinstance(entry, dict) else entry
+        if not isinstance(value, str):
+            raise InputError(f"answer {k} must be a string or an object with a string "
+                             f"'answer', got {entry!r}", path=path, item=where)
+        out.append(value)
+    return tuple(out)
+
+
+def _answerable(obj: dict[str, Any], path: Path, where: str) -> bool | None:
+    """The `answerable` flag (0/1, as in the official files); None when the file has none.
+
+    >>> _answerable({"answerable": 0}, Path("v.json"), "q"), _answerable({}, Path("v.json"), "q")
+    (False, None)
+    """
+    value = obj.get("answerable")
+    if value is None:
+        return None
+    # bool("0") is True: only the official 0/1 (or true/false; bool is an int) are read.
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise InputError(f"field 'answerable' must be 0 or 1, got {value!r}", path=path, item=where)
 
 
 LOADERS: dict[str, Callable[..., Dataset]] = {

@@ -135,6 +135,26 @@ def swap_relation(caption: str, relation: str | None) -> str | None:
     return None
 
 
+def invert_polarity(question: str) -> str | None:
+    """The existence question with its polarity inverted, or None when it is not one.
+
+    >>> invert_polarity("Is there a dog in the image?"), invert_polarity("Is there no dog here?")
+    ('Is there no dog in the image?', 'Is there any dog here?')
+    >>> invert_polarity("Is the red line longer than the blue line?") is None
+    True
+
+    "Is/Are there (a|an|any) X" becomes "... there no X" and "... there no X" becomes
+    "... there any X", so inverting twice asks the original question again.
+    """
+    inverted, n = re.subn(r"^(is|are)\s+there\s+no\s+", r"\1 there any ", question, count=1,
+                          flags=re.IGNORECASE)
+    if n:
+        return inverted
+    inverted, n = re.subn(r"^(is|are)\s+there\s+(?:(?:any|an|a)\s+)?", r"\1 there no ",
+                          question, count=1, flags=re.IGNORECASE)
+    return inverted if n else None
+
+
 def negate_question(question: str) -> str:
     """A yes/no question whose correct answer is the opposite one.
 
@@ -143,14 +163,29 @@ def negate_question(question: str) -> str:
     >>> negate_question("Is the red line longer than the blue line?")
     "Is the answer to the following question 'No'? Is the red line longer than the blue line?"
 
-    "Is/Are there (a|an|any) X" becomes "... there no X"; other questions are wrapped so that
+    Existence questions are inverted (`invert_polarity`); other questions are wrapped so that
     the expected answer flips without rewriting their grammar.
     """
-    negated, n = re.subn(r"^(is|are)\s+there\s+(?:(?:any|an|a)\s+)?", r"\1 there no ", question,
-                         count=1, flags=re.IGNORECASE)
-    if n:
-        return negated
+    inverted = invert_polarity(question)
+    if inverted is not None:
+        return inverted
     return f"Is the answer to the following question 'No'? {question}"
+
+
+def item_prompt(item: Item, question: str | None = None) -> str:
+    """The prompt of an item (or of another question in the item's frame): the item's
+    `prompt_template` with `{question}` filled in, else the dataset's base prompt.
+
+    >>> it = Item("x", "vsr", "i.jpg", "What is the capital city of France?", "true", "truefalse",
+    ...           prompt_template="{question} Answer with only 'True' or 'False'.")
+    >>> item_prompt(it)
+    "What is the capital city of France? Answer with only 'True' or 'False'."
+    """
+    text = item.question if question is None else question
+    if item.prompt_template is not None:
+        # str.replace, not str.format: a question may contain braces.
+        return item.prompt_template.replace("{question}", text)
+    return base_prompt_for(item.dataset, text)
 
 
 @dataclass(frozen=True)
@@ -358,7 +393,7 @@ def build_requests(item: Item, image: Image.Image, config: ProbeConfig, index: i
     >>> [r.probe for r in build_requests(it, Image.new("RGB", (8, 8)), ProbeConfig(), 0, ProbeStats())]
     ['clean', 'blur_heavy', 'crop_aggressive', 'brightness_low', 'noise', 'blank', 'grounding', 'relation']
     """
-    prompt = base_prompt_for(item.dataset, item.question)
+    prompt = item_prompt(item)
     want = set(config.probes)
     reqs = [_Request(index, "clean", image, prompt)]
     reqs += [_Request(index, name, img, prompt)
@@ -373,11 +408,11 @@ def build_requests(item: Item, image: Image.Image, config: ProbeConfig, index: i
         if swapped is None:
             stats.n_no_relation_swap += 1
         else:
-            reqs.append(_Request(index, "relation", image, base_prompt_for("vsr", swapped)))
+            reqs.append(_Request(index, "relation", image, item_prompt(item, swapped)))
     if "negation" in want and item.answer_type == "yesno":
         stats.n_negated += 1
         reqs.append(_Request(index, "negation", image,
-                             base_prompt_for(item.dataset, negate_question(item.question))))
+                             item_prompt(item, negate_question(item.question))))
     return reqs
 
 
