@@ -160,11 +160,21 @@ def abstain_rows(rows: Sequence[DecompRow]) -> dict[str, Any]:
         out[f"aurc_{method}"] = entry["aurc"]
         out[f"sel_acc_60_{method}"] = entry["sel_acc_60"]
         out[f"sel_acc_80_{method}"] = entry["sel_acc_80"]
-    aware = [(per_score[m]["auroc"], m) for m in SCALARIZATIONS[1:]
-             if per_score[m]["auroc"] is not None]
-    out["best_source_aware"] = max(aware)[1] if aware else None
+    out["best_source_aware"] = best_source_aware({m: per_score[m]["auroc"]
+                                                  for m in SCALARIZATIONS[1:]})
     out["scores"] = per_score
     return out
+
+
+def best_source_aware(aurocs: dict[str, float | None]) -> str | None:
+    """The source-aware score with the highest AUROC; a tie goes to the one listed first
+    (penalty, weighted, geometric: the order of the paper's columns); None if none is defined.
+
+    >>> best_source_aware({"penalty": 0.7, "weighted": 0.7, "geometric": None})
+    'penalty'
+    """
+    defined = [m for m, value in aurocs.items() if value is not None]
+    return max(defined, key=lambda m: (aurocs[m], -defined.index(m)), default=None)
 
 
 def abstain(results_dir: str | Path) -> dict[str, Any]:
@@ -256,9 +266,7 @@ def auroc_summary(groups: dict[str, Sequence[DecompRow]]) -> list[dict[str, Any]
                                "accuracy": _mean([1.0 if c else 0.0 for c in correct])}
         for method in SCALARIZATIONS:
             row[f"auroc_{method}"] = auroc(_scores(rows, method), correct)
-        aware = [m for m in SOURCE_AWARE if row[f"auroc_{m}"] is not None]
-        best = max(aware, key=lambda m: (row[f"auroc_{m}"], -SOURCE_AWARE.index(m)),
-                   default=None)
+        best = best_source_aware({m: row[f"auroc_{m}"] for m in SOURCE_AWARE})
         row["best_source_aware"] = best
         row["auroc_best_source_aware"] = row[f"auroc_{best}"] if best else None
         out.append(row)
