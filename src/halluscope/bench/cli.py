@@ -21,6 +21,22 @@ DETECTOR_OPTION_HELP = ("Detector constructor option NAME.KEY=VALUE (repeatable)
                         "values are read as bool, int, float, else text (a comma makes a tuple).")
 
 
+# Options several commands share: one declaration each.
+SEEDS = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1.")
+ANNOTATIONS = typer.Option(None, "--annotations", help="COCO instances JSON (presence), for "
+                                                      "`halluscope label` output.")
+NATURAL_SHARE = typer.Option(None, "--natural-share", help="Non-assertive share on random "
+                             "images (Table 1) for budget nat (default: the labels' own share).")
+ALLOW_UNMATCHED = typer.Option(False, "--allow-unmatched", help="Drop, and report, mentions "
+                               "found in only one of labels and signals instead of failing.")
+DETECTOR_OPTION = typer.Option(None, "--detector-option", help=DETECTOR_OPTION_HELP)
+
+
+def _names(detectors: Optional[str]) -> Optional[list[str]]:
+    """The comma-separated --detectors value as a list (None: the command's default)."""
+    return [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+
+
 def _detector_options(items: Optional[list[str]]) -> dict[str, dict[str, Any]]:
     from halluscope.detectors.runner import parse_detector_options
 
@@ -51,7 +67,7 @@ def evaluate_command(
                               "and model, and one numeric column per detector (higher = more "
                               "likely hallucinated)."),
     out: Path = typer.Option(..., "--out", help="JSON report (written atomically)."),
-    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    seeds: int = SEEDS,
     detectors: Optional[str] = typer.Option(
         None, "--detectors", help="Comma-separated score columns (default: every numeric one)."),
     model: Optional[str] = typer.Option(
@@ -64,7 +80,7 @@ def evaluate_command(
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
 
     with user_errors():
-        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        names = _names(detectors)
         table, columns = load_scores(scores, names, model)
         report = evaluate_scores(table, columns, seeds=tuple(range(seeds)))
         report["scores_file"] = str(scores)
@@ -87,7 +103,7 @@ def run_command(
                                                         "signals` (mentions/ and captions/)."),
     out: Path = typer.Option(..., "--out", help="Output directory (tables, results.json, "
                                                 "report.html)."),
-    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    seeds: int = SEEDS,
     budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets",
                                 help="Mixing budgets: % of the fit hallucinations, nat, max "
                                      "(0 always runs)."),
@@ -97,19 +113,12 @@ def run_command(
     model: Optional[str] = typer.Option(None, "--model", help="Model name (selects its rows "
                                                               "when the labels have a model "
                                                               "column)."),
-    annotations: Optional[Path] = typer.Option(
-        None, "--annotations", help="COCO instances JSON (presence) for `halluscope label` "
-                                    "output."),
-    natural_share: Optional[float] = typer.Option(
-        None, "--natural-share", help="Non-assertive share on random images (Table 1) for "
-                                      "budget nat (default: the labels' own share)."),
-    allow_unmatched: bool = typer.Option(
-        False, "--allow-unmatched", help="Drop, and report, mentions found in only one of "
-                                         "labels and signals instead of failing."),
+    annotations: Optional[Path] = ANNOTATIONS,
+    natural_share: Optional[float] = NATURAL_SHARE,
+    allow_unmatched: bool = ALLOW_UNMATCHED,
     figure_detector: Optional[str] = typer.Option(
         None, "--figure-detector", help="Detector of the per-mention score plot."),
-    detector_option: Optional[list[str]] = typer.Option(
-        None, "--detector-option", help=DETECTOR_OPTION_HELP),
+    detector_option: Optional[list[str]] = DETECTOR_OPTION,
 ) -> None:
     """Join labels and signals, run every detector through the protocol, write Tables 1, 2, 4,
     5, 7, 13 (JSON, CSV, Markdown), per-mention scores and an HTML report."""
@@ -117,7 +126,7 @@ def run_command(
 
     with user_errors():
         options = _detector_options(detector_option)
-        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        names = _names(detectors)
         results = run_bench(labels, signals, out, seeds=seeds, budgets=budgets,
                             detectors=names, model=model, annotations=annotations,
                             natural_share=natural_share, allow_unmatched=allow_unmatched,
@@ -137,21 +146,16 @@ def tables_command(
                                                 "extra_tables.md, one CSV per table)."),
     tables: Optional[str] = typer.Option(None, "--tables", help="Comma-separated tables of "
                                          "6, 11, 14, 15, 16, 17 (default: all)."),
-    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    seeds: int = SEEDS,
     detectors: Optional[str] = typer.Option(None, "--detectors", help="Comma-separated "
                                             "detectors (default: every one the signals allow)."),
     budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets",
                                 help="Mixing budgets of Table 14."),
     model: Optional[str] = typer.Option(None, "--model", help="Model name (as for `bench run`)."),
-    annotations: Optional[Path] = typer.Option(None, "--annotations",
-                                               help="COCO instances JSON (presence)."),
-    natural_share: Optional[float] = typer.Option(
-        None, "--natural-share", help="Non-assertive share on random images (default: the "
-                                      "labels' own share)."),
-    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
-                                         help="Drop mentions found on one side only."),
-    detector_option: Optional[list[str]] = typer.Option(
-        None, "--detector-option", help=DETECTOR_OPTION_HELP),
+    annotations: Optional[Path] = ANNOTATIONS,
+    natural_share: Optional[float] = NATURAL_SHARE,
+    allow_unmatched: bool = ALLOW_UNMATCHED,
+    detector_option: Optional[list[str]] = DETECTOR_OPTION,
 ) -> None:
     """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
     15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
@@ -160,7 +164,7 @@ def tables_command(
 
     with user_errors():
         options = _detector_options(detector_option)
-        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        names = _names(detectors)
         results = run_tables_extra(labels, signals, out, tables=tables, seeds=seeds,
                                    detectors=names, model=model, annotations=annotations,
                                    natural_share=natural_share, budgets=budgets,
@@ -179,15 +183,11 @@ def fit_text_filter_command(
     out: Path = typer.Option(..., "--out", help="The fitted filter: JSON (or .npz), written "
                                                 "atomically; never a pickle."),
     model: Optional[str] = typer.Option(None, "--model", help="Model name (as for `bench run`)."),
-    annotations: Optional[Path] = typer.Option(None, "--annotations",
-                                               help="COCO instances JSON (presence)."),
-    natural_share: Optional[float] = typer.Option(
-        None, "--natural-share", help="Non-assertive share on random images (Table 1) for the "
-                                      "training budget (default: the labels' own share)."),
+    annotations: Optional[Path] = ANNOTATIONS,
+    natural_share: Optional[float] = NATURAL_SHARE,
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the image-level split (the "
                                                       "filter trains on its fit split)."),
-    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
-                                         help="Drop mentions found on one side only."),
+    allow_unmatched: bool = ALLOW_UNMATCHED,
 ) -> None:
     """Fit the text filter of Appendix E (class-balanced logistic regression on the text-only
     mid-layer states over W4; non-assertive vs concrete + hallucinated; threshold 0.5) on the
@@ -278,21 +278,16 @@ def table10_command(
                                                 "one `bench run` report per reader)."),
     captions_of: Optional[str] = typer.Option(None, "--captions-of",
                                               help="Name of the model that wrote the captions."),
-    seeds: int = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1."),
+    seeds: int = SEEDS,
     budgets: str = typer.Option("0,nat,10,30,100,max", "--budgets", help="Mixing budgets."),
     detectors: Optional[str] = typer.Option(None, "--detectors", help="Comma-separated trained "
                                             "detectors (default: every one the store allows)."),
     label_model: Optional[str] = typer.Option(None, "--model", help="Rows of this model in the "
                                               "labels (when they hold several)."),
-    annotations: Optional[Path] = typer.Option(None, "--annotations",
-                                               help="COCO instances JSON (presence)."),
-    natural_share: Optional[float] = typer.Option(
-        None, "--natural-share", help="The reference captions' non-assertive share on random "
-                                      "images (default: the labels' own share)."),
-    allow_unmatched: bool = typer.Option(False, "--allow-unmatched",
-                                         help="Drop mentions found on one side only."),
-    detector_option: Optional[list[str]] = typer.Option(
-        None, "--detector-option", help=DETECTOR_OPTION_HELP),
+    annotations: Optional[Path] = ANNOTATIONS,
+    natural_share: Optional[float] = NATURAL_SHARE,
+    allow_unmatched: bool = ALLOW_UNMATCHED,
+    detector_option: Optional[list[str]] = DETECTOR_OPTION,
 ) -> None:
     """Table 10: the mixing experiment (Table 5) with every model reading the same captions."""
     from halluscope.bench.experiments import table_markdown
@@ -300,7 +295,7 @@ def table10_command(
 
     with user_errors():
         options = _detector_options(detector_option)
-        names = [d.strip() for d in detectors.split(",") if d.strip()] if detectors else None
+        names = _names(detectors)
         document = run_table10(labels, parse_readers(signals), out, seeds=seeds,
                                budgets=budgets, detectors=names, captions_of=captions_of,
                                label_model=label_model, annotations=annotations,

@@ -15,10 +15,14 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from halluscope.cli.common import user_errors
+
+if TYPE_CHECKING:
+    from halluscope.prism.probes import ProbeConfig
 
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -160,41 +164,54 @@ def _done_ids(path: Path) -> set[str]:
     return done
 
 
+# Options of the two commands that run probes (`probe`, `entangle`): one declaration each.
+MODEL = typer.Option(..., "--model", help="Model folder (or hub id).")
+DATASET = typer.Option(..., "--dataset")
+DATA = typer.Option(..., "--data", help="The dataset's question file.")
+BATCH_SIZE = typer.Option(8, "--batch-size", min=1)
+PRESET = typer.Option("default", "--preset", help="weak, default or strong.")
+BLANK = typer.Option("same", "--blank", help="same (original size) or reference (fixed 384x384).")
+CONFIDENCE = typer.Option("geomean", "--confidence", help="geomean or two_way.")
+MAX_NEW_TOKENS = typer.Option(128, "--max-new-tokens", min=1)
+NAME = typer.Option(None, "--name", help="Model name in the output path (default: the model "
+                                         "folder's name).")
+DEVICE = typer.Option("cpu", "--device")
+DTYPE = typer.Option("auto", "--dtype")
+
+
+def _probe_config(preset: str, blank: str, confidence: str, max_new_tokens: int,
+                  batch_size: int) -> ProbeConfig:
+    """The probes' settings, checked; a bad value is a usage error naming its option."""
+    from halluscope.prism.perturb import get_preset
+    from halluscope.prism.probes import ProbeConfig
+
+    try:
+        get_preset(preset)
+        if blank not in ("same", "reference"):
+            raise ValueError(f"--blank must be same or reference, not {blank!r}")
+        return ProbeConfig(preset=preset, blank=blank, confidence=confidence,
+                           max_new_tokens=max_new_tokens, batch_size=batch_size)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
 @app.command()
-def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub id)."),
-          dataset: ProbeDataset = typer.Option(..., "--dataset"),
-          data: Path = typer.Option(..., "--data", help="The dataset's question file."),
+def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DATA,
           images: Path = typer.Option(None, "--images", help="Folder the image names resolve in."),
           out: Path = typer.Option(..., "--out", help="Output folder (<model>/<dataset>.jsonl)."),
           limit: int = typer.Option(None, "--limit", min=1, help="First N items only."),
-          batch_size: int = typer.Option(8, "--batch-size", min=1),
-          preset: str = typer.Option("default", "--preset", help="weak, default or strong."),
-          blank: str = typer.Option("same", "--blank", help="same (original size) or reference "
-                                    "(fixed 384x384)."),
-          confidence: str = typer.Option("geomean", "--confidence", help="geomean or two_way."),
-          max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
-          name: str = typer.Option(None, "--name", help="Model name in the output path "
-                                   "(default: the model folder's name)."),
-          device: str = typer.Option("cpu", "--device"),
-          dtype: str = typer.Option("auto", "--dtype"),
-          ) -> None:
+          batch_size: int = BATCH_SIZE, preset: str = PRESET, blank: str = BLANK,
+          confidence: str = CONFIDENCE, max_new_tokens: int = MAX_NEW_TOKENS, name: str = NAME,
+          device: str = DEVICE, dtype: str = DTYPE) -> None:
     """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
     (resumable: items already written are skipped)."""
     import json
 
     from halluscope.prism.datasets import load_dataset
-    from halluscope.prism.perturb import get_preset
-    from halluscope.prism.probes import ProbeConfig, ProbeStats, probe_items, skipped_row
+    from halluscope.prism.probes import ProbeStats, probe_items, skipped_row
 
     with user_errors():
-        try:
-            get_preset(preset)
-            config = ProbeConfig(preset=preset, blank=blank, confidence=confidence,
-                                 max_new_tokens=max_new_tokens, batch_size=batch_size)
-            if blank not in ("same", "reference"):
-                raise ValueError(f"--blank must be same or reference, not {blank!r}")
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from None
+        config = _probe_config(preset, blank, confidence, max_new_tokens, batch_size)
         ds = load_dataset(dataset.value, data, images)
         items = ds.items[:limit] if limit else ds.items
         model_name = name or Path(str(model).rstrip("/")).name
@@ -225,9 +242,7 @@ def probe(model: Path = typer.Option(..., "--model", help="Model folder (or hub 
 
 
 @app.command()
-def entangle(model: Path = typer.Option(..., "--model", help="Model folder (or hub id)."),
-             dataset: ProbeDataset = typer.Option(..., "--dataset"),
-             data: Path = typer.Option(..., "--data", help="The dataset's question file."),
+def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DATA,
              images: Path = typer.Option(..., "--images", help="Folder the image names "
                                          "resolve in."),
              out: Path = typer.Option(..., "--out", help="Output folder: clean/, ruined/, "
@@ -237,40 +252,23 @@ def entangle(model: Path = typer.Option(..., "--model", help="Model folder (or h
              seed: int = typer.Option(0, "--seed", help="Picks each item's decoy question."),
              conditions: str = typer.Option("visual,language,alignment", "--conditions",
                                             help="Comma-separated ruined conditions."),
-             batch_size: int = typer.Option(8, "--batch-size", min=1),
-             preset: str = typer.Option("default", "--preset", help="weak, default or strong."),
-             blank: str = typer.Option("same", "--blank", help="same or reference."),
-             confidence: str = typer.Option("geomean", "--confidence",
-                                            help="geomean or two_way."),
-             max_new_tokens: int = typer.Option(128, "--max-new-tokens", min=1),
-             name: str = typer.Option(None, "--name", help="Model name in the output paths "
-                                      "(default: the model folder's name)."),
-             device: str = typer.Option("cpu", "--device"),
-             dtype: str = typer.Option("auto", "--dtype"),
-             ) -> None:
+             batch_size: int = BATCH_SIZE, preset: str = PRESET, blank: str = BLANK,
+             confidence: str = CONFIDENCE, max_new_tokens: int = MAX_NEW_TOKENS,
+             name: str = NAME, device: str = DEVICE, dtype: str = DTYPE) -> None:
     """Interventional entanglement on real inputs: probe items clean and visual-, language- and
     alignment-ruined, then the signed (dV, dL, dA) and diagonal-dominance checks (Tables 15-19)."""
     from halluscope.errors import InputError
     from halluscope.prism.datasets import load_dataset
     from halluscope.prism.entanglement import (CONDITIONS, entanglement_markdown,
                                                probe_entanglement, write_entanglement)
-    from halluscope.prism.perturb import get_preset
-    from halluscope.prism.probes import ProbeConfig, load_image
+    from halluscope.prism.probes import load_image
 
     wanted = [c.strip() for c in conditions.split(",") if c.strip()]
     with user_errors():
-        try:
-            get_preset(preset)
-            if blank not in ("same", "reference"):
-                raise ValueError(f"--blank must be same or reference, not {blank!r}")
-            bad = [c for c in wanted if c not in CONDITIONS]
-            if bad or not wanted:
-                raise ValueError(f"--conditions must come from {', '.join(CONDITIONS)}, "
-                                 f"got {conditions!r}")
-            config = ProbeConfig(preset=preset, blank=blank, confidence=confidence,
-                                 max_new_tokens=max_new_tokens, batch_size=batch_size)
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc)) from None
+        config = _probe_config(preset, blank, confidence, max_new_tokens, batch_size)
+        if not wanted or any(c not in CONDITIONS for c in wanted):
+            raise typer.BadParameter(f"--conditions must come from {', '.join(CONDITIONS)}, "
+                                     f"got {conditions!r}")
         ds = load_dataset(dataset.value, data, images)
         present = ds.present()
         items = present[:limit] if limit else present
