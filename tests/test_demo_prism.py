@@ -70,7 +70,7 @@ def test_prism_demo_writes_parsable_inputs_results_and_report(demo_model, tmp_pa
         if row["auroc_scalar"] is None:
             assert any(f"/{row['dataset']}: AUROC undefined" in n for n in summary["notes"])
     assert {r["dataset"] for r in summary["profile"]} == {"vsr", "pope"}
-    assert "random weights" in printed[-1] and "report.html" in printed[-1]
+    assert "random vision weights" in printed[-1] and "report.html" in printed[-1]
 
     # a rerun into the same folder writes byte-identical JSON
     run_prism_demo(out, printed.append, model, images)

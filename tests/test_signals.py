@@ -18,20 +18,18 @@ pytest.importorskip("transformers")
 from PIL import Image  # noqa: E402
 
 from halluscope.models import load_adapter, make_tiny  # noqa: E402
-from halluscope.signals import reference as ref  # noqa: E402
 from halluscope.signals.alignment import align_mentions, align_span  # noqa: E402
 from halluscope.signals.capture import ATTENTION_NAME, Capture  # noqa: E402
-from halluscope.signals.extract import _layouts, batch_signals, extract_signals  # noqa: E402
-from halluscope.signals.features import (MentionSlot, RowLayout, SignalConfig,  # noqa: E402
-                                         encode_text_only)
+from halluscope.signals.extract import batch_signals, extract_signals  # noqa: E402
+from halluscope.signals.features import SignalConfig  # noqa: E402
 from halluscope.text.mentions import extract_mentions  # noqa: E402
+from eager_check import TOLERANCE, assert_features_equal_eager, rel_error  # noqa: E402
 
 FAMILIES = ("llava", "qwen2_5_vl")
 SIZES = {"llava": 112, "qwen2_5_vl": 56}  # 64 image tokens (8x8); Qwen: 2x2 per 56 px
 CAPTIONS = ["A dog and a giraffe near two hot dogs on a bench.",
             "Two cats sit on a couch with a dog and a cat; the cats sleep."]
 PROMPTS = ["Describe.", "Describe this image."]
-TOLERANCE = 1e-4
 
 
 @pytest.fixture(scope="session")
@@ -50,12 +48,6 @@ def adapters(tiny_dirs: dict[str, Path]) -> dict[tuple[str, str], object]:
 def images() -> list[Image.Image]:
     # Different sizes: Qwen gives them different image-token grids (2x2 and 1x2).
     return [Image.new("RGB", (56, 56), (200, 30, 30)), Image.new("RGB", (84, 56), (30, 200, 30))]
-
-
-def rel_error(got: torch.Tensor, want: torch.Tensor) -> float:
-    got, want = torch.as_tensor(got).float(), torch.as_tensor(want).float()
-    assert got.shape == want.shape
-    return ((got - want).abs().max() / want.abs().max().clamp(min=1e-6)).item()
 
 
 # ---------------------------------------------------------------------------------- alignment
@@ -115,37 +107,13 @@ def test_hook_features_equal_eager_reference(adapters, family: str, impl: str) -
     for config in (SignalConfig(glsim_k=3), SignalConfig(glsim_k=3, logit_lens_top_k=10_000,
                                                          logit_lens_norm=False,
                                                          hidden_at="query")):
-        batch, mentions = _batch(adapter)
+        batch, _ = _batch(adapter)
         assert batch.items[0].padding > 0 or batch.items[1].padding > 0  # padding exercised
-        got = batch_signals(adapter, batch, mentions, PROMPTS, config)
+        got, layouts, checked = assert_features_equal_eager(adapter, eager, images(), PROMPTS,
+                                                            CAPTIONS, config)
         assert adapter.model.config.get_text_config()._attn_implementation == impl  # restored
-        layouts, _ = _layouts(eager, batch, mentions, config.window)
         if family == "qwen2_5_vl":
             assert [lay.grid for lay in layouts] == [(2, 2), (1, 2)]  # from image_grid_thw
-        out = ref.eager_forward(eager.model, batch.inputs)
-        want = ref.reference_features(out, layouts, config, eager.modules.final_norm,
-                                      eager.modules.lm_head)
-        halp = ref.reference_caption_features(out, layouts)
-        inputs, paddings, prompt_lengths = encode_text_only(
-            eager, PROMPTS, [it.caption_token_ids for it in batch.items])
-        text_layouts = [RowLayout(lay.row, paddings[lay.row], prompt_lengths[lay.row], (0, 0),
-                                  (1, 1), [MentionSlot(align_span(
-                                      batch.items[lay.row].caption_offsets, m.start, m.end,
-                                      prompt_lengths[lay.row]), 0)
-                                      for m in mentions[lay.row]]) for lay in layouts]
-        text_want = ref.reference_text_features(ref.eager_forward(eager.model, inputs, False),
-                                                text_layouts, config)
-        checked = 0
-        for lay in layouts:
-            caption_features, per_mention = got[lay.row]
-            assert rel_error(caption_features["halp_hidden"],
-                             halp[lay.row]["halp_hidden"]) <= TOLERANCE
-            assert len(per_mention) == len(want[lay.row]) == len(mentions[lay.row])
-            for features, expected, text in zip(per_mention, want[lay.row], text_want[lay.row]):
-                for name, value in {**expected, **text}.items():
-                    assert rel_error(features[name], value) <= TOLERANCE, (name, family, impl)
-                    checked += 1
-                assert torch.isfinite(features["lookback_ratio_w4"]).all()
         assert checked >= 5 * 17
     # Shapes: (L, H), (L, H, 36); the object at the caption start gets a ratio of exactly 1.
     L, H = 3, 4

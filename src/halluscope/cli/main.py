@@ -216,13 +216,20 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
                   "embedded default (e.g. ../shared/data)."),
          model: bool = typer.Option(True, "--model/--no-model",
                                     help="Also caption, extract signals and run the HalluPrism "
-                                         "probes with a tiny model.")
+                                         "probes with a tiny model."),
+         text_model: Optional[str] = typer.Option(
+             None, "--text-model", help="Give the demo's model a real pretrained language tower "
+                                        "(smollm2-135m): real English captions.")
          ) -> None:
     """Run the main job end to end: embedded default data, or the real caption sets."""
     from halluscope.demo.run import run_demo
 
     with user_errors():
-        run_demo(out, data_root, echo=typer.echo, model=model)
+        if text_model is not None:
+            from halluscope.models.text_towers import text_model_spec
+
+            text_model_spec(text_model)  # an unknown name fails before any work
+        run_demo(out, data_root, echo=typer.echo, model=model, text_model=text_model)
 
 
 def _mount_subcommands() -> None:

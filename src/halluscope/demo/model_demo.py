@@ -15,12 +15,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+# The real-tower model of the demo (and of the tests): a small random CLIP at 56 px (16 image
+# tokens) keeps every forward of the 30-layer SmolLM2 tower well under a second.
+REAL_TOWER_SIZES = {"hidden": 32, "heads": 4, "image_size": 56}
+
+
+def demo_model_dir(out: str | Path, text_model: str | None = None) -> Path:
+    """Where `run_model_demo` puts its model."""
+    return Path(out) / ("tiny-llava" if text_model is None else f"llava-{text_model}")
+
 
 def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images: int = 6,
                    layers: int = 4, hidden: int = 64, max_new_tokens: int = 24,
-                   labels: str | Path | None = None) -> dict:
+                   labels: str | Path | None = None, text_model: str | None = None) -> dict:
     """Caption `images` generated images, extract signals for every embedded demo caption and,
     given the usage report's per-mention table (`labels`), run the NAME-Bench protocol on them.
+
+    With `text_model` ("smollm2-135m") the model's language tower is that real pretrained model
+    (`models make-tiny --text-model`, cached build): its captions are real English.
     """
     import json
 
@@ -36,9 +48,15 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     from halluscope.text.mentions import extract_mentions
 
     out = Path(out)
-    model_dir = out / "tiny-llava"
-    if not (model_dir / "config.json").is_file():
-        make_tiny("llava", model_dir, layers=layers, hidden=hidden)
+    model_dir = demo_model_dir(out, text_model)
+    if text_model is not None:
+        make_tiny("llava", model_dir, text_model=text_model, **REAL_TOWER_SIZES)
+        title = (f"LLaVA-1.5 layout with the real {text_model} language tower (random vision "
+                 "tower: the captions are fluent English, not about the images)")
+    else:
+        if not (model_dir / "config.json").is_file():
+            make_tiny("llava", model_dir, layers=layers, hidden=hidden)
+        title = (f"Tiny LLaVA-1.5 ({layers} layers, random weights: the captions are noise)")
     paths = write_demo_images(out / "images", len(DEMO_IMAGES) if labels else images)
     adapter = load_adapter(model_dir, attn_implementation="sdpa")
 
@@ -47,8 +65,12 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     caption_summary = caption_images(adapter, items, out / "captioning",
                                      max_new_tokens=max_new_tokens, batch_size=3)
     export_captions(out / "captioning")
-    echo(f"## Tiny LLaVA-1.5 ({layers} layers, random weights) captioned {len(items)} generated "
-         f"images\n\n{caption_summary.line()}; captions in {out / 'captioning'}/captions.jsonl\n")
+    echo(f"## {title} captioned {len(items)} generated images\n\n{caption_summary.line()}; "
+         f"captions in {out / 'captioning'}/captions.jsonl\n")
+    if text_model is not None:
+        exported = (out / "captioning" / "captions.jsonl").read_text(encoding="utf-8")
+        for line in exported.splitlines()[:3]:
+            echo(f"> {json.loads(line)['caption'].strip()}\n")
 
     captions = [{"image_id": DEMO_IMAGES[index - 1][0], "image": path.name,
                  "caption": DEMO_IMAGES[index - 1][2]} for index, path in enumerate(paths, 1)]
@@ -70,7 +92,8 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
                            "NLL", "entropy", "GLSim"], table)
          + f"\n\n{signal_summary['mentions_written']} mentions from {signal_summary['processed']} "
            f"captions, errors: {signal_summary['errors']}; store in {out / 'signals'}\n")
-    result = {"captioning": caption_summary, "signals": signal_summary}
+    result = {"captioning": caption_summary, "signals": signal_summary,
+              "model_dir": str(model_dir)}
     if labels is not None:
         from halluscope.bench.run import run_bench
 

@@ -261,8 +261,8 @@ def summary_markdown(summary: dict[str, Any]) -> str:
                      _num(a["auroc_scalar"]), a["best_source_aware"] or "n/a"])
     ent = summary["entanglement"]
     lines = [
-        f"## HalluPrism probes on {summary['model']} (random weights: every figure below is "
-        "noise; the point is the pipeline)",
+        f"## HalluPrism probes on {summary['model']} (random vision weights: every figure "
+        "below is noise; the point is the pipeline)",
         "",
         markdown_table(["dataset", "items", "accuracy", "mean V", "mean L", "mean A",
                         "dominant V/L/A (raw)", "dominant V/L/A (normalised)",

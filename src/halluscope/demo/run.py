@@ -23,13 +23,15 @@ from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
 
 
 def run_demo(out: str | Path, data_root: str | Path | None = None,
-             echo: Callable[[str], None] = print, model: bool = True) -> dict:
+             echo: Callable[[str], None] = print, model: bool = True,
+             text_model: str | None = None) -> dict:
     """Embedded default (no network, nothing from ../shared) unless `data_root` is given.
 
     With `model` (default), the embedded demo also runs the model side on a tiny random LLaVA:
     captioning generated images, then signal extraction (`halluscope.demo.model_demo`), then
     the HalluPrism probes and analyses on that same model and those images
-    (`halluscope.demo.prism_demo`).
+    (`halluscope.demo.prism_demo`). `text_model` ("smollm2-135m") gives that model a real
+    pretrained language tower.
     """
     from halluscope.jobs import usage_report_job
     from halluscope.report.markdown import markdown_table, usage_summary_markdown
@@ -52,11 +54,12 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
             from halluscope.demo.model_demo import run_model_demo
 
             result["model"] = run_model_demo(out / "model", echo=echo,
-                                             labels=out / "report" / "mentions.parquet")
+                                             labels=out / "report" / "mentions.parquet",
+                                             text_model=text_model)
             from halluscope.demo.prism_demo import run_prism_demo
 
             # The model folder and images model_demo just wrote: nothing is built twice.
-            result["prism"] = run_prism_demo(out / "prism", echo, out / "model" / "tiny-llava",
+            result["prism"] = run_prism_demo(out / "prism", echo, result["model"]["model_dir"],
                                              out / "model" / "images")
         return result
 

@@ -7,9 +7,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
+from halluscope.cli.common import user_errors
+from halluscope.errors import ConfigError
+from halluscope.models.text_towers import TEXT_MODELS
 from halluscope.models.tiny import TINY_ARCHES
 
 app = typer.Typer(help="VLM adapters and tiny test models.", no_args_is_help=True)
@@ -24,16 +28,82 @@ def _models() -> None:
 def make_tiny_command(
     arch: str = typer.Option(..., "--arch", help="One of: " + ", ".join(sorted(TINY_ARCHES))),
     out: Path = typer.Option(..., "--out", help="folder to write the model to"),
-    layers: int = typer.Option(2, "--layers", help="decoder layers of the language model"),
-    hidden: int = typer.Option(64, "--hidden", help="hidden size (language and vision)"),
-    heads: int = typer.Option(4, "--heads", help="attention heads"),
+    layers: Optional[int] = typer.Option(None, "--layers",
+                                         help="decoder layers of the language model [default: 2]"),
+    hidden: int = typer.Option(64, "--hidden", help="hidden size (language and vision; with "
+                                                   "--text-model: vision only)"),
+    heads: int = typer.Option(4, "--heads", help="attention heads (with --text-model: vision "
+                                                 "only)"),
     seed: int = typer.Option(0, "--seed", help="seed of the random weights"),
     image_size: int | None = typer.Option(None, "--image-size",
                                           help="input image size (default: the family's)"),
+    text_model: Optional[str] = typer.Option(
+        None, "--text-model", help="a real pretrained language model as the text tower: "
+                                   + ", ".join(sorted(TEXT_MODELS)) + " (cached build)"),
+    gguf: Optional[Path] = typer.Option(None, "--gguf", help="the text model's GGUF file "
+                                        "(default: the one its package ships)"),
 ) -> None:
-    """Build a random-weight model of the real architecture, loadable with from_pretrained."""
+    """Build a random-weight model of the real architecture, loadable with from_pretrained.
+
+    With --text-model the language model, tokenizer and chat template are a real pretrained
+    model's; the vision tower and projector stay small and random.
+    """
     from halluscope.models.tiny import make_tiny
 
-    folder = make_tiny(arch, out, layers=layers, hidden=hidden, heads=heads, seed=seed,
-                       image_size=image_size)
-    typer.echo(f"wrote tiny {arch} model to {folder}")
+    with user_errors():
+        if text_model is not None and layers is not None:
+            raise ConfigError("--layers does not apply with --text-model (the text model has "
+                              "its own)")
+        if gguf is not None and text_model is None:
+            raise ConfigError("--gguf needs --text-model")
+        folder = make_tiny(arch, out, layers=2 if layers is None else layers, hidden=hidden,
+                           heads=heads, seed=seed, image_size=image_size, text_model=text_model,
+                           gguf_path=gguf)
+    tower = f" with the {text_model} language tower" if text_model else ""
+    typer.echo(f"wrote tiny {arch} model{tower} to {folder}")
+
+
+@app.command("check-alignment")
+def check_alignment_command(
+    model: Path = typer.Option(..., "--model", help="Model folder or hub id (its tokenizer and "
+                                                    "chat template are what is checked)."),
+    captions: list[Path] = typer.Option(..., "--captions", help="JSON lines {image_id, caption}; "
+                                                                "repeat for several files."),
+    out: Optional[Path] = typer.Option(None, "--out", help="JSON report (counts + examples)."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help="Prompt the captions answered "
+                                                                "(default: NAME-Bench's)."),
+    image_size: int = typer.Option(336, "--image-size", help="Side of the image the prompt "
+                                                             "length is measured with."),
+) -> None:
+    """Check that every mention maps to tokens whose decoded text spells it (text and token-id
+    paths), and count the explained skips (captions longer than the context)."""
+    with user_errors():
+        from PIL import Image
+
+        from halluscope.data.captions import read_captions
+        from halluscope.generation.captioning import DEFAULT_PROMPT
+        from halluscope.io.atomic import write_json_atomic
+        from halluscope.models import load_adapter
+        from halluscope.signals.alignment_audit import AdapterTokenizer, audit_captions
+
+        adapter = load_adapter(model, dtype="float32")
+        item = adapter.encode([Image.new("RGB", (image_size, image_size))],
+                              [prompt or DEFAULT_PROMPT]).items[0]
+        context = getattr(adapter.model.config.get_text_config(), "max_position_embeddings",
+                          None)
+        report: dict = {"model": str(model), "files": {}}
+        for path in captions:
+            texts = [r.caption for r in read_captions(path)]
+            report["files"][str(path)] = {
+                path_kind: audit_captions(AdapterTokenizer(adapter), texts, item.prompt_length,
+                                          context, via_ids=path_kind == "token_ids")
+                for path_kind in ("text", "token_ids")}
+        if out is not None:
+            write_json_atomic(out, report)
+    for path, kinds in report["files"].items():
+        for kind, r in kinds.items():
+            typer.echo(f"{path} [{kind}]: {r['mentions']} mentions in {r['captions']} captions: "
+                       f"{r['aligned']} aligned ({r['aligned_multi_token']} over several tokens), "
+                       f"{r['explained_skips']} explained skips, {r['unexplained']} unexplained")
+    if any(r["unexplained"] for kinds in report["files"].values() for r in kinds.values()):
+        raise typer.Exit(1)

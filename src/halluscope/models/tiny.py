@@ -16,9 +16,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from halluscope.errors import ConfigError
+
+if TYPE_CHECKING:
+    from halluscope.models.text_towers import TextTower
 
 # Close to the real templates (llava-hf/llava-1.5-7b-hf, Qwen/Qwen2.5-VL-7B-Instruct), without
 # the video branches. LLaVA: "USER: <image>\n{prompt} ASSISTANT:".
@@ -192,6 +195,7 @@ class TinySpec:
     image_size: int | None = None
     vision_layers: int = 2
     vocab_size: int = 800
+    text_model: str | None = None  # a real language tower (`halluscope.models.text_towers`)
 
 
 def _ids(tok: Any, *tokens: str) -> list[int]:
@@ -205,25 +209,42 @@ def _set_generation_ids(model: Any, tok: Any, eos: list[int]) -> None:
     gen.bos_token_id = tok.bos_token_id
 
 
-def _build_llava(spec: TinySpec, out: Path, variant: str = "1.5") -> None:
-    """LLaVA-1.5, or LLaVA-NeXT (variant "next": anyres tiles on a 2x2 grid of pinpoints)."""
+def _llava_classes(variant: str) -> tuple[Any, Any, Any, Any]:
+    """(config, model, image processor, processor) classes of LLaVA-1.5 or LLaVA-NeXT."""
+    if variant == "next":
+        from transformers import (LlavaNextConfig, LlavaNextForConditionalGeneration,
+                                  LlavaNextImageProcessorPil, LlavaNextProcessor)
+        return (LlavaNextConfig, LlavaNextForConditionalGeneration, LlavaNextImageProcessorPil,
+                LlavaNextProcessor)
+    from transformers import (CLIPImageProcessorPil, LlavaConfig, LlavaForConditionalGeneration,
+                              LlavaProcessor)
+    return LlavaConfig, LlavaForConditionalGeneration, CLIPImageProcessorPil, LlavaProcessor
+
+
+def _build_llava(spec: TinySpec, out: Path, variant: str = "1.5",
+                 tower: TextTower | None = None) -> None:
+    """LLaVA-1.5, or LLaVA-NeXT (variant "next": anyres tiles on a 2x2 grid of pinpoints).
+
+    With a real text `tower` the language model, tokenizer and chat template are the tower's
+    (plus `<image>`); the CLIP tower and projector stay small and random.
+    """
     import torch
     from transformers import CLIPVisionConfig, LlamaConfig
 
-    if variant == "next":
-        from transformers import LlavaNextConfig as Config
-        from transformers import LlavaNextForConditionalGeneration as Model
-        from transformers import LlavaNextImageProcessorPil as ImageProcessor
-        from transformers import LlavaNextProcessor as Processor
-    else:
-        from transformers import CLIPImageProcessorPil as ImageProcessor
-        from transformers import LlavaConfig as Config
-        from transformers import LlavaForConditionalGeneration as Model
-        from transformers import LlavaProcessor as Processor
-
+    Config, Model, ImageProcessor, Processor = _llava_classes(variant)
     size = spec.image_size or 336
-    tok = build_tokenizer(LLAVA_TOKENS, spec.vocab_size)
-    bos, eos, pad, image = _ids(tok, "<s>", "</s>", "<pad>", "<image>")
+    if tower is None:
+        tok = build_tokenizer(LLAVA_TOKENS, spec.vocab_size)
+        bos, eos, pad, image = _ids(tok, "<s>", "</s>", "<pad>", "<image>")
+        text_config: Any = LlamaConfig(
+            vocab_size=len(tok), hidden_size=spec.hidden, intermediate_size=2 * spec.hidden,
+            num_hidden_layers=spec.layers, num_attention_heads=spec.heads,
+            num_key_value_heads=spec.heads, max_position_embeddings=4096, bos_token_id=bos,
+            eos_token_id=eos, pad_token_id=pad)
+        chat_template, tied = LLAVA_CHAT_TEMPLATE, False
+    else:
+        tok, text_config, image, eos = _tower_tokenizer_and_config(tower)
+        chat_template, tied = tower.spec.chat_template, bool(text_config.tie_word_embeddings)
     extra: dict[str, Any] = {}
     image_extra: dict[str, Any] = {}
     if variant == "next":
@@ -235,23 +256,66 @@ def _build_llava(spec: TinySpec, out: Path, variant: str = "1.5") -> None:
                                        num_hidden_layers=spec.vision_layers,
                                        num_attention_heads=spec.heads, image_size=size,
                                        patch_size=14, projection_dim=spec.hidden),
-        text_config=LlamaConfig(vocab_size=len(tok), hidden_size=spec.hidden,
-                                intermediate_size=2 * spec.hidden,
-                                num_hidden_layers=spec.layers, num_attention_heads=spec.heads,
-                                num_key_value_heads=spec.heads, max_position_embeddings=4096,
-                                bos_token_id=bos, eos_token_id=eos, pad_token_id=pad),
-        image_token_index=image, vision_feature_layer=-2,
-        vision_feature_select_strategy="default", **extra)
+        text_config=text_config, image_token_index=image, vision_feature_layer=-2,
+        vision_feature_select_strategy="default", tie_word_embeddings=tied, **extra)
     torch.manual_seed(spec.seed)
     model = Model._from_config(cfg, dtype=torch.float32).eval()
+    if tower is not None:
+        _load_tower_weights(model, tower, len(tok))
     _set_generation_ids(model, tok, [eos])
     processor = Processor(
         image_processor=ImageProcessor(size={"shortest_edge": size},
                                        crop_size={"height": size, "width": size}, **image_extra),
         tokenizer=tok, patch_size=14, vision_feature_select_strategy="default",
-        num_additional_image_tokens=1, chat_template=LLAVA_CHAT_TEMPLATE)
+        num_additional_image_tokens=1, chat_template=chat_template)
     model.save_pretrained(out)
     processor.save_pretrained(out)
+
+
+def _tower_tokenizer_and_config(tower: TextTower) -> tuple[Any, Any, int, int]:
+    """The tower's tokenizer with `<image>` added, its config sized to it, and the ids of
+    `<image>` and EOS."""
+    import copy
+
+    from tokenizers import AddedToken
+
+    tok = copy.deepcopy(tower.tokenizer)
+    tok.add_tokens([AddedToken("<image>", special=True, normalized=False)],
+                   special_tokens=True)
+    tok.chat_template = tower.spec.chat_template
+    config = copy.deepcopy(tower.config)
+    config.vocab_size = len(tok)
+    eos = tok.convert_tokens_to_ids(tower.spec.eos)
+    config.eos_token_id = eos
+    config.pad_token_id = tok.pad_token_id if tok.pad_token_id is not None else eos
+    return tok, config, tok.convert_tokens_to_ids("<image>"), eos
+
+
+def _load_tower_weights(model: Any, tower: TextTower, vocab_size: int) -> None:
+    """Copy the tower's weights into the VLM's language model; rows of added tokens
+    (`<image>`: never predicted, its embedding replaced by image features) get the mean
+    embedding, deterministically."""
+    import torch
+
+    state = {k.removeprefix("model."): v for k, v in tower.state_dict.items()
+             if k.startswith("model.")}
+    embed = state["embed_tokens.weight"]
+    if embed.shape[0] < vocab_size:
+        extra = embed.mean(0, keepdim=True).expand(vocab_size - embed.shape[0], -1)
+        state["embed_tokens.weight"] = torch.cat([embed, extra])
+    language_model = model.model.language_model
+    result = language_model.load_state_dict(state, strict=False)
+    if result.missing_keys or result.unexpected_keys:
+        raise ConfigError(f"{tower.gguf_path}: its weights do not fit the language model "
+                          f"(missing {result.missing_keys[:3]}, unexpected "
+                          f"{result.unexpected_keys[:3]})")
+    if model.lm_head.weight.data_ptr() != language_model.embed_tokens.weight.data_ptr():
+        head = tower.state_dict.get("lm_head.weight", embed)
+        if head.shape[0] < vocab_size:
+            head = torch.cat([head, head.mean(0, keepdim=True).expand(
+                vocab_size - head.shape[0], -1)])
+        with torch.no_grad():
+            model.lm_head.weight.copy_(head)
 
 
 def _mrope_section(head_dim: int) -> list[int]:
@@ -485,20 +549,33 @@ TINY_ARCHES: tuple[str, ...] = tuple(_BUILDERS)
 
 def make_tiny(arch: str, out_dir: str | Path, layers: int = 2, hidden: int = 64, heads: int = 4,
               seed: int = 0, image_size: int | None = None, vision_layers: int = 2,
-              vocab_size: int = 800) -> Path:
+              vocab_size: int = 800, text_model: str | None = None,
+              gguf_path: str | Path | None = None, cache_dir: str | Path | None = None) -> Path:
     """Build and save a tiny random `arch` model with tokenizer and processor; return the folder.
 
     The same arguments give byte-identical weights (seeded initialisation). `image_size`
     defaults to the family's real input size where that stays cheap (LLaVA: 336 px, 576 image
     tokens); smaller sizes make faster tests.
+
+    With `text_model` (e.g. "smollm2-135m") the language model is that real pretrained model
+    (its tokenizer and chat template too); `hidden`/`heads` then size only the random vision
+    tower and `layers`/`vocab_size` are the text model's. That build is cached
+    (`halluscope.models.build_cache`): a second call copies the cached folder.
     """
     if arch not in _BUILDERS:
         raise ConfigError(f"unknown tiny architecture {arch!r}; choose one of "
                           f"{', '.join(TINY_ARCHES)}")
+    if layers < 1 or hidden < 1 or heads < 1:
+        raise ConfigError(f"layers ({layers}), hidden ({hidden}) and heads ({heads}) must be "
+                          "positive")
     if hidden % heads or (hidden // heads) % 4:
         raise ConfigError(f"hidden ({hidden}) must be a multiple of 4 * heads ({heads})")
     if vision_layers < 2:
         raise ConfigError("vision_layers must be at least 2 (features are read at layer -2)")
+    if text_model is not None:
+        return _make_with_text_model(arch, Path(out_dir), text_model, gguf_path, cache_dir,
+                                     hidden=hidden, heads=heads, seed=seed,
+                                     image_size=image_size, vision_layers=vision_layers)
     spec = TinySpec(arch=arch, layers=layers, hidden=hidden, heads=heads, seed=seed,
                     image_size=image_size, vision_layers=vision_layers, vocab_size=vocab_size)
     out = Path(out_dir)
@@ -506,3 +583,34 @@ def make_tiny(arch: str, out_dir: str | Path, layers: int = 2, hidden: int = 64,
     _BUILDERS[arch](spec, out)
     (out / "halluscope_tiny.json").write_text(json.dumps(asdict(spec), indent=2) + "\n")
     return out
+
+
+# Bumped whenever the real-tower build changes its output, so cached folders are rebuilt.
+TEXT_TOWER_BUILD_VERSION = 1
+
+
+def _make_with_text_model(arch: str, out: Path, text_model: str, gguf_path: str | Path | None,
+                          cache_dir: str | Path | None, **sizes: Any) -> Path:
+    from halluscope.models import build_cache, text_towers
+    from halluscope.models.text_towers import (check_arch, check_gguf, default_gguf_path,
+                                               text_model_spec)
+
+    text_spec = text_model_spec(text_model)
+    check_arch(text_spec, arch)
+    gguf = Path(gguf_path) if gguf_path is not None else default_gguf_path(text_spec)
+    check_gguf(gguf)
+    recipe = {"arch": arch, "text_model": text_model, **sizes,
+              "gguf_sha256": build_cache.file_sha256(gguf),
+              "build_version": TEXT_TOWER_BUILD_VERSION}
+
+    def build(folder: Path) -> None:
+        tower = text_towers.load_text_tower(text_model, gguf)
+        spec = TinySpec(arch=arch, layers=int(tower.config.num_hidden_layers),
+                        vocab_size=len(tower.tokenizer) + 1, text_model=text_model, **sizes)
+        variant = "next" if arch == "llava_next" else "1.5"
+        _build_llava(spec, folder, variant, tower=tower)
+        record = {**asdict(spec), "gguf_file": gguf.name, "gguf_sha256": recipe["gguf_sha256"],
+                  "text_model_licence": text_spec.licence}
+        (folder / "halluscope_tiny.json").write_text(json.dumps(record, indent=2) + "\n")
+
+    return build_cache.materialise(recipe, build, out, cache_dir)
