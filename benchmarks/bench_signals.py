@@ -1,9 +1,14 @@
 """Single-pass signal extraction vs. the reference style (one eager pass per detector family).
 
     python benchmarks/bench_signals.py [--captions 64] [--layers 32] [--hidden 256] [--threads 1]
+    python benchmarks/bench_signals.py --text-model smollm2-135m [--captions 6] [--threads 2]
 
 Model: tiny random LLaVA-1.5 (CLIP 336 px -> 576 image tokens), 32 text layers, hidden 256,
 4 heads; 64 captions of ~100 tokens built from COCO object words (deterministic).
+With `--text-model smollm2-135m` the language model is the real SmolLM2-135M-Instruct (30 layers,
+hidden 576, 9 query heads over 3 KV heads, 49,152-token vocabulary; `models make-tiny
+--text-model`, cached) behind the same 336-px random CLIP; default 6 captions on 2 threads, which
+keeps the three methods under 20 minutes here.
 Methods, each in a fresh subprocess (so peak memory is its own):
 - `ours`: `batch_signals` — every feature of `halluscope.signals.features` from one sdpa pass with
   the capture, plus the text-only probe's (text-only) pass;
@@ -11,7 +16,11 @@ Methods, each in a fresh subprocess (so peak memory is its own):
   `output_attentions` + `output_hidden_states`, features computed from those tensors
   (`halluscope.signals.reference`): SVAR/VADE, Lookback Lens, PAS, DHCP, hidden probes (+ NLL /
   entropy / HALP from the same outputs), logit lens, GLSim, and the text-only probe's pass;
-- `sdpa`: a plain sdpa forward over the same inputs, nothing captured.
+- `sdpa`: a plain sdpa forward over the same inputs, nothing captured;
+- `ours_no_lens`: `ours` with `SignalConfig(logit_lens=False)` (`signals --no-logit-lens`): no
+  Internal Confidence logit lens, which projects every image token through lm_head at every
+  layer (576 x vocab x hidden per layer: with SmolLM2's 49,152-token vocabulary and hidden 576
+  that is ~5x the FLOPs of the whole forward).
 Inputs are encoded before timing; time = wall time of the model work over all captions.
 
 Peak memory: torch's CPU tensors are invisible to tracemalloc, so each worker measures resident
@@ -24,7 +33,7 @@ warm-up caption runs first (it also makes the memory-mapped weights resident), t
 `malloc_trim(0)` returns what it freed, so the window starts from live memory only.
 
 Last line: `RESULT speedup=<baseline/ours time> memory_ratio=<baseline/ours peak>
-forward_ratio=<ours/sdpa time>` (targets >= 5, >= 5, <= 2).
+forward_ratio=<ours/sdpa time> forward_ratio_no_lens=<ours_no_lens/sdpa time>`.
 """
 
 from __future__ import annotations
@@ -107,7 +116,7 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
     chunks = [captions[i:i + batch_size] for i in range(0, len(captions), batch_size)]
     encoded = [(adapter.encode([image] * len(c), [prompt] * len(c), c),
                 [extract_mentions(t) for t in c], [prompt] * len(c)) for c in chunks]
-    config = SignalConfig()
+    config = SignalConfig(logit_lens=method != "ours_no_lens")
     modules = adapter.modules
 
     def baseline(batch, mentions, prompts) -> int:
@@ -137,7 +146,7 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
         return n
 
     def run_one(batch, mentions, prompts) -> int:
-        if method == "ours":
+        if method in ("ours", "ours_no_lens"):
             return sum(len(m) for _, m in batch_signals(adapter, batch, mentions, prompts, config))
         if method == "baseline":
             return baseline(batch, mentions, prompts)
@@ -164,16 +173,24 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
 # ------------------------------------------------------------------------------ driver
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--captions", type=int, default=64)
+    parser.add_argument("--captions", type=int, default=None,
+                        help="default 64 (tiny model), 6 (--text-model)")
+    parser.add_argument("--text-model", default=None,
+                        help="a real language tower (smollm2-135m) instead of random weights")
     parser.add_argument("--layers", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--worker", choices=["ours", "baseline", "sdpa"])
+    parser.add_argument("--threads", type=int, default=None,
+                        help="default 1 (tiny model), 2 (--text-model)")
+    parser.add_argument("--worker", choices=["ours", "ours_no_lens", "baseline", "sdpa"])
     parser.add_argument("--model")
     parser.add_argument("--data")
     args = parser.parse_args()
+    if args.captions is None:
+        args.captions = 6 if args.text_model else 64
+    if args.threads is None:
+        args.threads = 2 if args.text_model else 1
     if args.worker:
         import torch
 
@@ -188,8 +205,15 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        model_dir = make_tiny("llava", root / "model", layers=args.layers, hidden=args.hidden,
-                              heads=args.heads, seed=0)
+        if args.text_model:
+            model_dir = make_tiny("llava", root / "model", hidden=64, heads=4, seed=0,
+                                  text_model=args.text_model)
+            described = f"LLaVA-1.5 layout with the real {args.text_model} language tower"
+        else:
+            model_dir = make_tiny("llava", root / "model", layers=args.layers,
+                                  hidden=args.hidden, heads=args.heads, seed=0)
+            described = (f"LLaVA-1.5 tiny, {args.layers} layers, hidden {args.hidden}, "
+                         f"{args.heads} heads")
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
         Image.new("RGB", (480, 360), (120, 140, 90)).save(root / "image.png")
         captions = make_captions(tokenizer, args.captions)
@@ -197,14 +221,13 @@ def main() -> None:
         data.write_text(json.dumps({"image": str(root / "image.png"), "captions": captions,
                                     "prompt": "Describe this image in detail."}))
         tokens = sum(len(tokenizer(c)["input_ids"]) for c in captions) / len(captions)
-        print(f"model: LLaVA-1.5 tiny, {args.layers} layers, hidden {args.hidden}, "
-              f"{args.heads} heads, 576 image tokens; {len(captions)} captions, "
+        print(f"model: {described}, 576 image tokens; {len(captions)} captions, "
               f"{tokens:.0f} tokens each on average; {args.threads} thread(s), "
               f"batch size {args.batch_size}", flush=True)
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
                    MKL_NUM_THREADS=str(args.threads))
         results = {}
-        for method in ("sdpa", "ours", "baseline"):
+        for method in ("sdpa", "ours", "ours_no_lens", "baseline"):
             out = subprocess.run([sys.executable, __file__, "--worker", method, "--model",
                                   str(model_dir), "--data", str(data), "--batch-size",
                                   str(args.batch_size), "--threads", str(args.threads)],
@@ -213,7 +236,7 @@ def main() -> None:
                 sys.exit(f"{method} worker failed:\n{out.stderr[-3000:]}")
             results[method] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[method]
-            print(f"{method:9s} {r['seconds']:8.2f} s  {r['seconds'] / r['captions']:6.3f} s/caption"
+            print(f"{method:12s} {r['seconds']:8.2f} s  {r['seconds'] / r['captions']:6.3f} s/caption"
                   f"  peak +{r['peak_mib']:7.1f} MiB (over {r['rss_before_mib']:.0f} MiB loaded)"
                   f"  mentions {r['mentions']}", flush=True)
     ours, base, sdpa = results["ours"], results["baseline"], results["sdpa"]
@@ -221,7 +244,9 @@ def main() -> None:
     speedup = base["seconds"] / ours["seconds"]
     memory = base["peak_mib"] / max(ours["peak_mib"], 1e-3)
     forward = ours["seconds"] / sdpa["seconds"]
-    print(f"RESULT speedup={speedup:.2f} memory_ratio={memory:.2f} forward_ratio={forward:.2f}")
+    no_lens = results["ours_no_lens"]["seconds"] / sdpa["seconds"]
+    print(f"RESULT speedup={speedup:.2f} memory_ratio={memory:.2f} forward_ratio={forward:.2f} "
+          f"forward_ratio_no_lens={no_lens:.2f}")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ def assert_features_equal_eager(adapter: Any, eager: Any, images: Sequence[Any],
                                 config: SignalConfig, tolerance: float = TOLERANCE) -> tuple:
     """Compare `batch_signals` on `adapter` with the eager reference on `eager` (same weights).
 
-    Returns (features per row as `batch_signals` gives them, layouts, number of compared values).
+    Returns (features per row as `batch_signals` gives them, layouts, number of compared values,
+    the largest relative error seen).
     """
     batch = adapter.encode(images, prompts, captions)
     mentions = [extract_mentions(c) for c in captions]
@@ -46,15 +47,17 @@ def assert_features_equal_eager(adapter: Any, eager: Any, images: Sequence[Any],
                                   for m in mentions[lay.row]]) for lay in layouts]
     text_want = ref.reference_text_features(ref.eager_forward(eager.model, inputs, False),
                                             text_layouts, config)
-    checked = 0
+    checked, worst = 0, 0.0
     for lay in layouts:
         caption_features, per_mention = got[lay.row]
-        assert rel_error(caption_features["halp_hidden"],
-                         halp[lay.row]["halp_hidden"]) <= tolerance
+        worst = rel_error(caption_features["halp_hidden"], halp[lay.row]["halp_hidden"])
+        assert worst <= tolerance
         assert len(per_mention) == len(want[lay.row]) == len(mentions[lay.row])
         for features, expected, text in zip(per_mention, want[lay.row], text_want[lay.row]):
             for name, value in {**expected, **text}.items():
-                assert rel_error(features[name], value) <= tolerance, name
+                error = rel_error(features[name], value)
+                assert error <= tolerance, (name, error)
+                worst = max(worst, error)
                 checked += 1
             assert torch.isfinite(features["lookback_ratio_w4"]).all()
-    return got, layouts, checked
+    return got, layouts, checked, worst

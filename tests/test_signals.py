@@ -109,7 +109,7 @@ def test_hook_features_equal_eager_reference(adapters, family: str, impl: str) -
                                                          hidden_at="query")):
         batch, _ = _batch(adapter)
         assert batch.items[0].padding > 0 or batch.items[1].padding > 0  # padding exercised
-        got, layouts, checked = assert_features_equal_eager(adapter, eager, images(), PROMPTS,
+        got, layouts, checked, _ = assert_features_equal_eager(adapter, eager, images(), PROMPTS,
                                                             CAPTIONS, config)
         assert adapter.model.config.get_text_config()._attn_implementation == impl  # restored
         if family == "qwen2_5_vl":
@@ -250,3 +250,16 @@ def test_cli_signals(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
                                        "--out", str(tmp_path / "out"), "--limit", "1"])
     assert result.exit_code == 0, result.output
     assert "1 captions, 2 mention rows written" in result.output
+
+
+def test_without_logit_lens_the_other_features_are_unchanged(adapters) -> None:
+    adapter = adapters[("llava", "sdpa")]
+    batch, mentions = _batch(adapter)
+    full = batch_signals(adapter, batch, mentions, PROMPTS, SignalConfig(glsim_k=3))
+    lean = batch_signals(adapter, batch, mentions, PROMPTS,
+                         SignalConfig(glsim_k=3, logit_lens=False))
+    for (_, with_lens), (_, without) in zip(full, lean):
+        for a, b in zip(with_lens, without):
+            assert set(a) - set(b) == {"logit_lens_max", "internal_confidence"}
+            for name, value in b.items():
+                assert torch.equal(a[name], value), name

@@ -1,7 +1,7 @@
 """`halluscope models ...` commands (a typer sub-app the main CLI mounts as "models").
 
 >>> sorted(c.name for c in app.registered_commands)
-['make-tiny']
+['check-alignment', 'make-tiny']
 """
 
 from __future__ import annotations

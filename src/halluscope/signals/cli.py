@@ -49,12 +49,19 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
                                                 help="Only the first N captions."),
             prompt: Optional[str] = typer.Option(None, "--prompt",
                                                  help="Prompt the captions answered (default: "
-                                                      "NAME-Bench's 'Provide a detailed description of this image.').")) -> None:
+                                                      "NAME-Bench's 'Provide a detailed description of this image.')."),
+            logit_lens: bool = typer.Option(
+                True, "--logit-lens/--no-logit-lens",
+                help="Internal Confidence's logit lens over every image token at every layer "
+                     "(the costliest feature on models with a small hidden size and a large "
+                     "vocabulary; --no-logit-lens drops logit_lens_max and "
+                     "internal_confidence).")) -> None:
     """One teacher-forced pass per caption; one Parquet row per object mention."""
-    
+
     with user_errors():
         from halluscope.models import load_adapter
         from halluscope.signals.extract import DEFAULT_PROMPT, extract_signals
+        from halluscope.signals.features import SignalConfig
 
         items = read_items(captions)
         adapter = load_adapter(model, dtype=dtype, device=device, attn_implementation="sdpa")
@@ -67,7 +74,7 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
 
         summary = extract_signals(adapter, items, out, prompt=prompt or DEFAULT_PROMPT,
                                   batch_size=batch_size, limit=limit, images_dir=images,
-                                  progress=advance)
+                                  config=SignalConfig(logit_lens=logit_lens), progress=advance)
     typer.echo("", err=True)
     for error in summary["error_items"]:
         typer.echo(f"caption {error['caption_index']} ({error['image_id']}): {error['kind']}: "

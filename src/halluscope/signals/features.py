@@ -84,6 +84,10 @@ class LayerChoice:
     last: int
 
 
+# Image tokens projected through lm_head at once by the logit lens (bounds its memory).
+LENS_CHUNK = 64
+
+
 @dataclass(frozen=True)
 class SignalConfig:
     """What to compute and the published defaults (see the module docstring)."""
@@ -99,6 +103,11 @@ class SignalConfig:
     mid_layer: int | None = None  # None: L // 2
     hidden_at: str = "token"
     text_only: bool = True
+    # Internal Confidence's logit lens projects every image token through lm_head at every
+    # layer: N_image x vocab x hidden per layer, several forwards' worth on a small model with a
+    # large vocabulary. False skips it (no `logit_lens_max` / `internal_confidence`); GLSim's
+    # one-layer lens is still computed.
+    logit_lens: bool = True
 
     def __post_init__(self) -> None:
         if self.hidden_at not in HIDDEN_AT:
@@ -346,8 +355,9 @@ class FeatureCollector:
                     self._hidden[row][index] = hidden[row, rows].float()
                 if self.text_only or not layout.mentions:
                     continue
-                self._logit_lens(index, layout, hidden[row, layout.image_span[0]:
-                                                       layout.image_span[1]])
+                if self.config.logit_lens or index == self.layers.image:
+                    self._logit_lens(index, layout, hidden[row, layout.image_span[0]:
+                                                           layout.image_span[1]])
 
     def _lens_logits(self, index: int, image_hidden: "torch.Tensor") -> "torch.Tensor":
         h = image_hidden
@@ -358,18 +368,27 @@ class FeatureCollector:
     def _logit_lens(self, index: int, layout: RowLayout, image_hidden: "torch.Tensor") -> None:
         import torch
 
-        logits = self._lens_logits(index, image_hidden)
         ids = self._tensor("ids", layout.row, [m.token_id for m in layout.mentions],
-                           logits.device)
-        top = top_k_values(logits, min(self.config.logit_lens_top_k, logits.shape[-1]))
-        threshold = top.min(dim=-1, keepdim=True).values  # the k-th largest logit of each row
-        lse = torch.logsumexp(top, dim=-1, keepdim=True)
-        chosen = logits[:, ids]  # (N, m)
-        probs = torch.where(chosen >= threshold, torch.exp(chosen - lse),
-                            torch.zeros_like(chosen))
-        self._lens[layout.row][index - 1] = probs.max(dim=0).values
-        if index == self.layers.image:
-            full = torch.softmax(logits, dim=-1)[:, ids]  # (N, m)
+                           image_hidden.device)
+        lens_rows, full_rows = [], []
+        # Image tokens in chunks: each token's logits are a row of its own, so the result is the
+        # same, but only LENS_CHUNK x vocab logits exist at once (576 x 49k floats are 113 MB).
+        for start in range(0, image_hidden.shape[0], LENS_CHUNK):
+            logits = self._lens_logits(index, image_hidden[start:start + LENS_CHUNK])
+            chosen = logits[:, ids]  # (c, m)
+            if self.config.logit_lens:
+                top = top_k_values(logits, min(self.config.logit_lens_top_k, logits.shape[-1]))
+                threshold = top.min(dim=-1, keepdim=True).values  # each row's k-th largest
+                lse = torch.logsumexp(top, dim=-1, keepdim=True)
+                lens_rows.append(torch.where(chosen >= threshold, torch.exp(chosen - lse),
+                                             torch.zeros_like(chosen)).max(dim=0).values)
+            if index == self.layers.image:
+                full_rows.append(torch.softmax(logits, dim=-1)[:, ids])
+            del logits
+        if lens_rows:
+            self._lens[layout.row][index - 1] = torch.stack(lens_rows).max(dim=0).values
+        if full_rows:
+            full = torch.cat(full_rows)  # (N, m): the full-softmax probability of each object
             k = min(self.config.glsim_k, full.shape[0])
             self._topk[layout.row] = full.topk(k, dim=0).indices  # (k, m)
             self._image_rows[layout.row] = image_hidden.float()
@@ -440,16 +459,18 @@ class FeatureCollector:
             queries = m.alignment.window_queries(layout.prompt_length)
             w4[i, [cols[q] for q in queries]] = 1.0 / len(queries)
         w4 = w4.to(device)
-        lens = torch.stack(self._lens[row]).T  # (m, L)
-        return {
+        columns = {
             "image_attention": mass[:, :, objects].permute(2, 0, 1),  # (m, L, H)
             "image_attention_w4": torch.einsum("lhn,mn->mlh", mass, w4),
             "lookback_ratio_w4": torch.einsum("lhn,mn->mlh", lookback, w4),
             "pas_attention": generated[0][:, objects].T,  # (m, H)
             "dhcp_attention": torch.stack(self._grid[row]).permute(2, 0, 1, 3),  # (m, L, H, G)
-            "logit_lens_max": lens,
-            "internal_confidence": lens.max(dim=1).values,
         }
+        if self.config.logit_lens:
+            lens = torch.stack(self._lens[row]).T  # (m, L)
+            columns["logit_lens_max"] = lens
+            columns["internal_confidence"] = lens.max(dim=1).values
+        return columns
 
     def _glsim(self, row: int, layout: RowLayout) -> dict[str, Any]:
         queries = [m.alignment.query_index for m in layout.mentions]
