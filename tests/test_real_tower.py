@@ -10,6 +10,7 @@ one-line errors for bad `--text-model` input.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -133,7 +134,10 @@ def test_alignment_on_the_real_caption_sets(adapters, shared_data: Path) -> None
 
 
 def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=900)
+    # The demo builds its model through the cache the fixtures use (same recipe: no rebuild).
+    env = {"HALLUSCOPE_CACHE_DIR": str(Path(__file__).resolve().parents[1] / ".halluscope_cache"),
+           **os.environ}
+    result = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=900, env=env)
     if check:
         assert result.returncode == 0, result.stderr[-3000:]
     return result
