@@ -25,25 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from halluscope.errors import ConfigError
+from halluscope.models.tiny import INTERNVL_CHAT_TEMPLATE
 
 # SmolLM2's own template (its GGUF metadata), with an image part for user turns: LLaVA's
 # "<image>\n" before the text. The generation prompt ends with "\n", so captions need no
 # leading space.
 SMOLLM2_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
-SMOLLM2_VLM_CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{% if loop.first and messages[0]['role'] != 'system' %}"
-    "{{ '<|im_start|>system\n" + SMOLLM2_SYSTEM + "<|im_end|>\n' }}{% endif %}"
-    "{{ '<|im_start|>' + message['role'] + '\n' }}"
-    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
-    "{% for content in message['content'] %}"
-    "{% if content['type'] == 'image' %}{{ '<image>\n' }}"
-    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}"
-    "{{ '<|im_end|>\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
+_EACH_MESSAGE = "{% for message in messages %}"
+# InternVL's layout (Qwen turns, the image part before the text) is SmolLM2's plus an image part.
+SMOLLM2_VLM_CHAT_TEMPLATE = INTERNVL_CHAT_TEMPLATE.replace("<IMG_CONTEXT>", "<image>").replace(
+    _EACH_MESSAGE, _EACH_MESSAGE + "{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\n" + SMOLLM2_SYSTEM + "<|im_end|>\n' }}{% endif %}", 1)
 
 
 @dataclass(frozen=True)
