@@ -57,3 +57,29 @@ def progress_bar(total: int | None, description: str, unit: str = "items") -> It
                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
     with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
         yield _Bar(progress, progress.add_task(description, total=total, rate=""), unit)
+
+
+# Where the model-side commands (caption, signals, prism probe, prism entangle) run: one
+# declaration of each option, shared by all of them.
+EXECUTOR = typer.Option("local", "--executor",
+                        help="local (this process) or ray (a Ray Data pipeline: CPU tasks read "
+                             "and decode images, an actor pool runs the model).")
+WORKERS = typer.Option(1, "--workers", help="--executor ray: actors, each loading the model once.")
+GPUS_PER_WORKER = typer.Option(0.0, "--gpus-per-worker",
+                               help="--executor ray: GPUs per actor (0: CPU).")
+RAY_ADDRESS = typer.Option(None, "--ray-address",
+                           help="--executor ray: join this cluster (default: $RAY_ADDRESS, else "
+                                "a local cluster for the command's duration).")
+NUM_SHARDS = typer.Option(1, "--num-shards",
+                          help="Split the items into this many disjoint shards (job arrays).")
+SHARD = typer.Option(0, "--shard", help="Which shard this process runs (0-based).")
+
+
+def executor_options(executor: str, workers: int, gpus_per_worker: float,
+                     ray_address: str | None, num_shards: int, shard: int) -> tuple:
+    """(ExecutorConfig, Shard) from the shared options; bad values are one-line ConfigErrors."""
+    from halluscope.runs.executor import ExecutorConfig
+    from halluscope.runs.sharding import Shard
+
+    return (ExecutorConfig(executor, workers, gpus_per_worker, ray_address),
+            Shard(num_shards, shard))

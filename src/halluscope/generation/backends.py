@@ -115,6 +115,39 @@ def load_backend(name: str, model: str | Path, dtype: str | None = None,
                                device=device, max_pixels=max_pixels, **options)
 
 
+@dataclass(frozen=True)
+class BackendSpec:
+    """A backend to load later, in the process that runs it (a Ray actor): `load_backend`'s
+    arguments.
+
+    >>> BackendSpec("hf", "models/tiny", dtype="float32", device="cpu").name
+    'hf'
+    """
+
+    name: str
+    model: str
+    dtype: str | None = None
+    device: str | None = None
+    max_pixels: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in BACKENDS:
+            raise ConfigError(f"unknown generation backend {self.name!r}; available: "
+                              f"{', '.join(sorted(BACKENDS))}")
+
+    def check(self) -> None:
+        """Fail now, in the driver, on what would fail in every worker: a model folder whose
+        family has no adapter (a hub id is checked when it is loaded)."""
+        from halluscope.models.registry import family_for_model_type, read_model_type
+
+        if Path(self.model).is_dir():
+            family_for_model_type(read_model_type(self.model))
+
+    def load(self) -> GenerationBackend:
+        return load_backend(self.name, self.model, dtype=self.dtype, device=self.device,
+                            max_pixels=self.max_pixels)
+
+
 class HFBackend:
     """transformers generation through a `VLMAdapter` (greedy, left padding, float logits).
 

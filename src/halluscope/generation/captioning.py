@@ -37,10 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from halluscope.errors import ConfigError, InputError
-from halluscope.generation.backends import GeneratedText, GenerationBackend, HFBackend
+from halluscope.generation.backends import (BackendSpec, GeneratedText, GenerationBackend,
+                                            HFBackend)
 from halluscope.generation.items import CaptionItem, ImageLoadError, as_items, load_image
-from halluscope.io.atomic import write_jsonl_atomic
-from halluscope.runs.store import RunStore
+from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
+from halluscope.runs.executor import ExecutorConfig, run_batches
+from halluscope.runs.sharding import Shard
+from halluscope.runs.store import RunStore, stored_keys
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -109,11 +112,15 @@ def caption_images(adapter: Any, items: Iterable[CaptionItem | Mapping[str, Any]
                    prompt: str = DEFAULT_PROMPT, max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
                    batch_size: int = 8, progress: Callable[[int], None] | None = None,
                    limit: int | None = None, max_image_side: int | None = None,
-                   on_start: Callable[[int, int], None] | None = None) -> CaptionSummary:
+                   on_start: Callable[[int, int], None] | None = None,
+                   executor: ExecutorConfig = ExecutorConfig(),
+                   shard: Shard = Shard()) -> CaptionSummary:
     """Caption `items` with greedy decoding into the run directory `out_dir` (resumable).
 
     `items` are `CaptionItem`s or `{"image_id", "image": path}` dicts. `adapter` is a
-    `VLMAdapter` (run through `HFBackend`) or any `GenerationBackend`.
+    `VLMAdapter` (run through `HFBackend`), any `GenerationBackend`, or a `BackendSpec` (loaded
+    where the work runs: required by `executor=ExecutorConfig("ray", ...)`, whose actors each
+    load the model). `shard` keeps the items of one shard of a job array.
     `limit` keeps the first items only; `max_image_side` shrinks larger images (and sets the
     pixel budget, max_image_side², of Qwen processors). `on_start(pending, skipped)` is called
     once before generating, `progress(n)` after each batch of n items.
@@ -122,46 +129,133 @@ def caption_images(adapter: Any, items: Iterable[CaptionItem | Mapping[str, Any]
         raise ConfigError("batch_size and max_new_tokens must be at least 1")
     if max_image_side is not None and max_image_side < 1:
         raise ConfigError("max_image_side must be at least 1")
-    backend = _as_backend(adapter, max_image_side)
+    spec, backend = _spec_or_backend(adapter, max_image_side, executor)
+    job = CaptionJob(spec, prompt, max_new_tokens, max_image_side, batch_size)
+    worker = CaptionWorker(job, backend) if backend is not None else None
     items = as_items(items)
     items = items[:limit] if limit is not None else items
     _check_unique(items)
-    config = {"command": "caption", **backend.describe(), "prompt": prompt,
-              "max_new_tokens": max_new_tokens, "max_image_side": max_image_side}
-    store = RunStore(out_dir, config)
-    done = store.done_keys()
+    items = shard.select(items, lambda item: item.key)
+    out = Path(out_dir)
+    # With a loaded backend the manifest is known now; a spec's is known once a worker has
+    # loaded the model (its first result), so the same settings give the same manifest.
+    store = (RunStore(out, job.manifest(worker.backend), writer=shard.writer)
+             if worker is not None else None)
+    done = store.done_keys() if store is not None else stored_keys(out)
     pending = [item for item in items if item.key not in done]
     summary = CaptionSummary(total=len(items), done=0, skipped=len(items) - len(pending),
                              errors=0, batch_size=batch_size)
     if on_start is not None:
         on_start(len(pending), summary.skipped)
-    size = _BatchSize(batch_size)
     started = time.monotonic()
-    position = 0
-    while position < len(pending):
-        chunk = pending[position:position + size.value]
-        position += len(chunk)
-        rows = _caption_chunk(backend, chunk, prompt, max_new_tokens, max_image_side, size)
-        store.write_shard(rows)  # one atomic shard per batch: a kill loses at most this batch
-        errors = sum(1 for r in rows if r["error"] is not None)
+    batches = [pending[i:i + batch_size] for i in range(0, len(pending), batch_size)]
+
+    def write(result: CaptionBatch) -> None:
+        nonlocal store
+        if store is None:
+            store = RunStore(out, result.manifest, writer=shard.writer)
+        store.write_shard(result.rows)  # one atomic shard per batch: a kill loses this batch
+        errors = sum(1 for r in result.rows if r["error"] is not None)
         summary.errors += errors
-        summary.done += len(rows) - errors
+        summary.done += len(result.rows) - errors
+        summary.batch_size = min(summary.batch_size, result.batch_size)
+        summary.oom_backoffs += result.oom_backoffs
         if progress is not None:
-            progress(len(rows))
-    summary.batch_size, summary.oom_backoffs = size.value, size.backoffs
+            progress(len(result.rows))
+
+    run_batches(job, batches, executor, write, worker=worker)
     summary.seconds = round(time.monotonic() - started, 3)
-    store.write_summary(asdict(summary))
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / f"summary{shard.file_suffix()}.json", asdict(summary))
     return summary
 
 
-def _as_backend(adapter: Any, max_image_side: int | None) -> GenerationBackend:
+@dataclass(frozen=True)
+class CaptionBatch:
+    """What a worker returns for one batch: the run's manifest config and the rows."""
+
+    manifest: dict[str, Any]
+    rows: list[dict[str, Any]]
+    batch_size: int  # the worker's batch size after this batch (smaller after out-of-memory)
+    oom_backoffs: int  # back-offs during this batch
+
+
+@dataclass(frozen=True)
+class CaptionJob:
+    """Captioning as a `BatchJob`: images are read on the CPU side, the backend runs in a
+    worker (this process, or each Ray actor)."""
+
+    backend: BackendSpec | None
+    prompt: str
+    max_new_tokens: int
+    max_image_side: int | None
+    batch_size: int
+
+    def manifest(self, backend: GenerationBackend) -> dict[str, Any]:
+        return {"command": "caption", **backend.describe(), "prompt": self.prompt,
+                "max_new_tokens": self.max_new_tokens, "max_image_side": self.max_image_side}
+
+    def prepare(self, batch: Sequence[CaptionItem]) -> list[tuple[CaptionItem, Any]]:
+        """Each item with its decoded image, or the message of why it could not be read."""
+        loaded: list[tuple[CaptionItem, Any]] = []
+        for item in batch:
+            try:
+                loaded.append((item, load_image(item.image, self.max_image_side)))
+            except ImageLoadError as exc:
+                loaded.append((item, str(exc)))
+        return loaded
+
+    def load_worker(self) -> CaptionWorker:
+        if self.backend is None:
+            raise ConfigError("this caption job has no model to load")
+        return CaptionWorker(self, self.backend.load())
+
+
+class CaptionWorker:
+    """Generates for prepared batches; out-of-memory halves its batch size from then on."""
+
+    def __init__(self, job: CaptionJob, backend: GenerationBackend):
+        self.job, self.backend = job, backend
+        self.size = _BatchSize(job.batch_size)
+
+    def __call__(self, prepared: Sequence[tuple[CaptionItem, Any]]) -> CaptionBatch:
+        backoffs = self.size.backoffs
+        rows: dict[str, dict[str, Any]] = {}
+        loaded = []
+        for item, image in prepared:
+            if isinstance(image, str):
+                rows[item.key] = error_row(item, image)
+            else:
+                loaded.append((item, image))
+        results = _generate(self.backend, loaded, self.job.prompt, self.job.max_new_tokens,
+                            self.size)
+        for (item, _), result in zip(loaded, results):
+            rows[item.key] = (error_row(item, result) if isinstance(result, str)
+                              else caption_row(item, result))
+        return CaptionBatch(self.job.manifest(self.backend),
+                            [rows[item.key] for item, _ in prepared], self.size.value,
+                            self.size.backoffs - backoffs)
+
+
+def _spec_or_backend(adapter: Any, max_image_side: int | None, executor: ExecutorConfig
+                     ) -> tuple[BackendSpec | None, GenerationBackend | None]:
+    """A spec to load in each worker, or (local executor) the already loaded backend."""
     from halluscope.models.base import VLMAdapter
 
+    if isinstance(adapter, BackendSpec):
+        return adapter, None
+    if executor.kind != "local":
+        raise ConfigError(f"--executor {executor.kind} loads the model in its workers: pass a "
+                          "BackendSpec, not a loaded model")
     if isinstance(adapter, VLMAdapter):
-        return HFBackend(adapter, max_pixels=max_image_side ** 2 if max_image_side else None)
-    if isinstance(adapter, GenerationBackend):
-        return adapter
-    raise ConfigError(f"expected a VLMAdapter or a GenerationBackend, got {type(adapter).__name__}")
+        backend: GenerationBackend = HFBackend(
+            adapter, max_pixels=max_image_side ** 2 if max_image_side else None)
+    elif isinstance(adapter, GenerationBackend):
+        backend = adapter
+    else:
+        raise ConfigError(f"expected a VLMAdapter, a GenerationBackend or a BackendSpec, got "
+                          f"{type(adapter).__name__}")
+    return None, backend
 
 
 def _check_unique(items: Sequence[CaptionItem]) -> None:
@@ -171,24 +265,6 @@ def _check_unique(items: Sequence[CaptionItem]) -> None:
             raise InputError(f"image_id {item.image_id!r} appears twice; ids must be unique",
                              item=item.key)
         seen.add(item.key)
-
-
-def _caption_chunk(backend: GenerationBackend, chunk: Sequence[CaptionItem], prompt: str,
-                   max_new_tokens: int, max_image_side: int | None,
-                   size: _BatchSize) -> list[dict[str, Any]]:
-    """Rows for one batch, in item order: images that load are captioned, others are errors."""
-    rows: dict[str, dict[str, Any]] = {}
-    loaded: list[tuple[CaptionItem, Image.Image]] = []
-    for item in chunk:
-        try:
-            loaded.append((item, load_image(item.image, max_image_side)))
-        except ImageLoadError as exc:
-            rows[item.key] = error_row(item, str(exc))
-    results = _generate(backend, loaded, prompt, max_new_tokens, size)
-    for (item, _), result in zip(loaded, results):
-        rows[item.key] = (error_row(item, result) if isinstance(result, str)
-                          else caption_row(item, result))
-    return [rows[item.key] for item in chunk]
 
 
 def _generate(backend: GenerationBackend, entries: Sequence[tuple[CaptionItem, Image.Image]],

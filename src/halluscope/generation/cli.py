@@ -14,8 +14,8 @@ from typing import Optional
 
 import typer
 
-from halluscope.cli.common import progress_bar, user_errors
-
+from halluscope.cli.common import (EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS, SHARD,
+                                   WORKERS, executor_options, progress_bar, user_errors)
 from halluscope.errors import ConfigError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False,
@@ -45,10 +45,13 @@ def caption_command(
     max_image_side: Optional[int] = typer.Option(
         None, "--max-image-side", min=1,
         help="Shrink images whose longer side is larger (Qwen: also max_pixels = side²)."),
-    backend: str = typer.Option("hf", "--backend", help="Generation backend."),
+    backend: str = typer.Option("hf", "--backend", help="Generation backend: hf "
+                                                        "(transformers) or vllm."),
+    executor: str = EXECUTOR, workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
+    ray_address: Optional[str] = RAY_ADDRESS, num_shards: int = NUM_SHARDS, shard: int = SHARD,
 ) -> None:
     """Caption images (greedy, NAME-Bench prompt) into OUT, then export OUT/captions.jsonl."""
-    from halluscope.generation.backends import load_backend
+    from halluscope.generation.backends import BackendSpec
     from halluscope.generation.captioning import caption_images, export_captions
     from halluscope.generation.items import items_from_folder, items_from_jsonl
 
@@ -59,14 +62,19 @@ def caption_command(
             todo = items_from_folder(images)
         else:
             raise ConfigError("give --images DIR, --items FILE.jsonl, or both")
-        generator = load_backend(backend, model, dtype=dtype, device=device,
-                                 max_pixels=max_image_side ** 2 if max_image_side else None)
+        run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
+                                        num_shards, shard)
+        spec = BackendSpec(backend, model, dtype=dtype, device=device,
+                           max_pixels=max_image_side ** 2 if max_image_side else None)
+        spec.check()
+        generator = spec if run_on.kind == "ray" else spec.load()
         with progress_bar(None, "captioning", unit="images") as advance:
             summary = caption_images(generator, todo, out, prompt=prompt,
                                      max_new_tokens=max_new_tokens, batch_size=batch_size,
                                      progress=advance, limit=limit,
                                      max_image_side=max_image_side,
-                                     on_start=lambda pending, _: advance.set_total(pending))
+                                     on_start=lambda pending, _: advance.set_total(pending),
+                                     executor=run_on, shard=part)
         counts = export_captions(out)
     backoff = (f"; out of memory {summary.oom_backoffs}x, batch size now {summary.batch_size}"
                if summary.oom_backoffs else "")

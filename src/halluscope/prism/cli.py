@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from halluscope.cli.common import user_errors
+from halluscope.cli.common import (EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS, SHARD,
+                                   WORKERS, executor_options, user_errors)
 
 if TYPE_CHECKING:
     from halluscope.prism.probes import ProbeConfig
@@ -138,32 +139,6 @@ class ProbeDataset(str, Enum):
     vizwiz = "vizwiz"
 
 
-def _done_ids(path: Path) -> set[str]:
-    """sample_ids already written; a torn last line (a run killed mid-write) is cut off."""
-    import json
-
-    if not path.is_file():
-        return set()
-    done: set[str] = set()
-    good = 0  # bytes up to the end of the last complete row
-    with path.open("rb") as fh:
-        data = fh.read()
-    for raw in data.splitlines(keepends=True):
-        try:
-            row = json.loads(raw)
-        except ValueError:
-            break
-        if not raw.endswith(b"\n"):
-            break
-        good += len(raw)
-        if isinstance(row, dict) and isinstance(row.get("sample_id"), str):
-            done.add(row["sample_id"])
-    if good < len(data):
-        with path.open("r+b") as fh:
-            fh.truncate(good)
-    return done
-
-
 # Options of the two commands that run probes (`probe`, `entangle`): one declaration each.
 MODEL = typer.Option(..., "--model", help="Model folder (or hub id).")
 DATASET = typer.Option(..., "--dataset")
@@ -202,43 +177,40 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
           limit: int = typer.Option(None, "--limit", min=1, help="First N items only."),
           batch_size: int = BATCH_SIZE, preset: str = PRESET, blank: str = BLANK,
           confidence: str = CONFIDENCE, max_new_tokens: int = MAX_NEW_TOKENS, name: str = NAME,
-          device: str = DEVICE, dtype: str = DTYPE) -> None:
+          device: str = DEVICE, dtype: str = DTYPE, executor: str = EXECUTOR,
+          workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
+          ray_address: str = RAY_ADDRESS, num_shards: int = NUM_SHARDS,
+          shard: int = SHARD) -> None:
     """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
-    (resumable: items already written are skipped)."""
-    import json
-
+    (resumable: items already written are skipped; shards of a job array write under
+    <model>/.shards/, gathered by the same command without --num-shards)."""
+    from halluscope.models.spec import ModelSpec
     from halluscope.prism.datasets import load_dataset
-    from halluscope.prism.probes import ProbeStats, probe_items, skipped_row
+    from halluscope.prism.probe_store import probe_into
+    from halluscope.prism.probes import skipped_row
 
     with user_errors():
         config = _probe_config(preset, blank, confidence, max_new_tokens, batch_size)
+        run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
+                                        num_shards, shard)
         ds = load_dataset(dataset.value, data, images)
         items = ds.items[:limit] if limit else ds.items
         model_name = name or Path(str(model).rstrip("/")).name
         target = out / model_name / f"{dataset.value}.jsonl"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        done = _done_ids(target)
-        missing = set(ds.missing_images)
-        todo = [it for it in items if it.item_id not in done and it.item_id not in missing]
-        skip = [it for it in items if it.item_id not in done and it.item_id in missing]
-        stats = ProbeStats()
-        with target.open("a", encoding="utf-8") as fh:
-            for it in skip:
-                fh.write(json.dumps(skipped_row(it)) + "\n")
-            fh.flush()
-            if todo:
-                from halluscope.models import load_adapter
-
-                adapter = load_adapter(model, dtype=dtype, device=device)
-                for row in probe_items(adapter, todo, config, model_name, stats):
-                    fh.write(json.dumps(row) + "\n")
-                    fh.flush()
-    n_missing = sum(1 for it in items if it.item_id in missing)
-    typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={len(todo)} "
-               f"already_done={sum(1 for it in items if it.item_id in done)} "
-               f"missing_images={n_missing} no_relation_swap={stats.n_no_relation_swap} "
-               f"unparsed={stats.unparsed or 0}")
-    typer.echo(f"-> {target}")
+        spec = ModelSpec(str(model), dtype=dtype, device=device)
+        spec.check()
+        result = probe_into(target, spec, items, config, model_name, run_on, part,
+                            skipped_row=skipped_row, missing=set(ds.missing_images))
+    stats = result["stats"]
+    typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={result['probed']} "
+               f"already_done={result['already_done']} "
+               f"missing_images={result['missing_images']} "
+               f"no_relation_swap={stats.n_no_relation_swap} unparsed={stats.unparsed or 0}"
+               + (f" shard={shard}/{num_shards} ({result['shard_items']} items)"
+                  if num_shards > 1 else "")
+               + (f" gathered={result['gathered_from_shards']}"
+                  if result["gathered_from_shards"] else ""))
+    typer.echo(f"-> {result['path']}")
 
 
 @app.command()
@@ -254,7 +226,10 @@ def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = 
                                             help="Comma-separated ruined conditions."),
              batch_size: int = BATCH_SIZE, preset: str = PRESET, blank: str = BLANK,
              confidence: str = CONFIDENCE, max_new_tokens: int = MAX_NEW_TOKENS,
-             name: str = NAME, device: str = DEVICE, dtype: str = DTYPE) -> None:
+             name: str = NAME, device: str = DEVICE, dtype: str = DTYPE,
+             executor: str = EXECUTOR, workers: int = WORKERS,
+             gpus_per_worker: float = GPUS_PER_WORKER,
+             ray_address: str = RAY_ADDRESS) -> None:
     """Interventional entanglement on real inputs: probe items clean and visual-, language- and
     alignment-ruined, then the signed (dV, dL, dA) and diagonal-dominance checks (Tables 15-19)."""
     from halluscope.errors import InputError
@@ -275,11 +250,13 @@ def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = 
         if not items:
             raise InputError(f"no item has its image under {images}", path=data)
         model_name = name or Path(str(model).rstrip("/")).name
-        from halluscope.models import load_adapter
+        from halluscope.models.spec import ModelSpec
 
-        adapter = load_adapter(model, dtype=dtype, device=device)
-        result = probe_entanglement(adapter, items, [load_image(it.image) for it in items],
-                                    config, model_name, seed, wanted)
+        run_on, _ = executor_options(executor, workers, gpus_per_worker, ray_address, 1, 0)
+        spec = ModelSpec(str(model), dtype=dtype, device=device)
+        spec.check()
+        result = probe_entanglement(spec, items, [load_image(it.image) for it in items],
+                                    config, model_name, seed, wanted, run_on)
         paths = write_entanglement(out, result)
     methods: dict[str, int] = {}
     for rows in result["ruined"].values():

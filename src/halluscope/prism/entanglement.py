@@ -57,8 +57,10 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from halluscope.models.base import VLMAdapter
+    from halluscope.models.spec import ModelSpec
     from halluscope.prism.datasets import Item
     from halluscope.prism.probes import ProbeConfig
+    from halluscope.runs.executor import ExecutorConfig
 
 COORDS = ("v", "l", "a")
 #: Ruined condition -> the coordinate it targets.
@@ -275,18 +277,21 @@ def _signature(row: Mapping[str, Any]) -> tuple[float, float, float]:
                          "run for the entanglement test") from None
 
 
-def probe_entanglement(adapter: VLMAdapter, items: Sequence[Item], images: Sequence[Image.Image],
-                       config: ProbeConfig | None = None, model_name: str = "", seed: int = 0,
-                       conditions: Sequence[str] = CONDITIONS) -> dict[str, Any]:
+def probe_entanglement(adapter: VLMAdapter | ModelSpec, items: Sequence[Item],
+                       images: Sequence[Image.Image], config: ProbeConfig | None = None,
+                       model_name: str = "", seed: int = 0,
+                       conditions: Sequence[str] = CONDITIONS,
+                       executor: ExecutorConfig | None = None) -> dict[str, Any]:
     """Probe every item clean and under each ruined condition; deltas and diagonal checks.
 
     Returns `{"clean": rows, "ruined": {condition: rows}, "settings": {(model, dataset):
     {condition: (dV, dL, dA)}}, "table": entanglement_table(settings)}`; rows are the
     released layout (`probes.build_row`), ruined rows with `ruin_condition`, `ruin_method`,
     `ruined_prompt` and `ruin_seed` added. Same model, items, images and seed give the same
-    output (greedy decoding, per-item noise seeds, per-item decoys).
+    output (greedy decoding, per-item noise seeds, per-item decoys). The clean and every ruined
+    input are probed in one pass (`probes.probe_all`: one model load per worker on Ray).
     """
-    from halluscope.prism.probes import PROBES, ProbeConfig, probe_items
+    from halluscope.prism.probes import PROBES, ProbeConfig, probe_all
 
     config = config or ProbeConfig()
     if set(config.probes) != set(PROBES):
@@ -296,16 +301,19 @@ def probe_entanglement(adapter: VLMAdapter, items: Sequence[Item], images: Seque
     unknown = [c for c in conditions if c not in TARGET]
     if unknown or not conditions:
         raise ValueError(f"conditions must come from {', '.join(CONDITIONS)}, got {unknown}")
-    clean = list(probe_items(adapter, items, config, model_name, images=images))
+    ruins = {cond: [ruin(it, im, cond, seed) for it, im in zip(items, images)]
+             for cond in conditions}
+    all_items = list(items) + [r.item for cond in conditions for r in ruins[cond]]
+    all_images = list(images) + [r.image for cond in conditions for r in ruins[cond]]
+    rows = probe_all(adapter, all_items, all_images, config, model_name, executor)
+    clean = rows[:len(items)]
     ruined: dict[str, list[dict[str, Any]]] = {}
-    for cond in conditions:
-        inputs = [ruin(it, im, cond, seed) for it, im in zip(items, images)]
-        rows = list(probe_items(adapter, [r.item for r in inputs], config, model_name,
-                                images=[r.image for r in inputs]))
-        for row, r in zip(rows, inputs):
+    for k, cond in enumerate(conditions, 1):
+        part = rows[k * len(items):(k + 1) * len(items)]
+        for row, r in zip(part, ruins[cond]):
             row.update(ruin_condition=cond, ruin_method=r.method, ruined_prompt=r.prompt,
                        ruin_seed=seed)
-        ruined[cond] = rows
+        ruined[cond] = part
     settings: dict[tuple[str, str], dict[str, tuple[float, float, float]]] = {}
     for dataset in sorted({it.dataset for it in items}):
         keep = [i for i, it in enumerate(items) if it.dataset == dataset]

@@ -55,6 +55,8 @@ from halluscope.prism.perturb import PERTURBATION_NAMES, blank_image, visual_per
 if TYPE_CHECKING:
     from PIL import Image
 
+    from halluscope.runs.executor import ExecutorConfig
+
     from halluscope.models.base import VLMAdapter
 
 #: Probe names, in the order they are run and written.
@@ -228,6 +230,14 @@ class ProbeStats:
     n_forward_rows: int = 0
     n_generated: int = 0
     unparsed: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: ProbeStats) -> None:
+        """Add another batch's counts (a worker's, on Ray) to these."""
+        for name in ("n_items", "n_no_relation_swap", "n_negated", "n_forward_rows",
+                     "n_generated"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for probe, n in other.unparsed.items():
+            self.unparsed[probe] = self.unparsed.get(probe, 0) + n
 
     def as_dict(self) -> dict[str, Any]:
         return {"n_items": self.n_items, "n_no_relation_swap": self.n_no_relation_swap,
@@ -480,6 +490,12 @@ def probe_chunk(adapter: VLMAdapter, items: Sequence[Item], images: Sequence[Ima
     """All probe answers of a few items, keyed by (index in `items`, probe name)."""
     reqs = [r for i, (it, im) in enumerate(zip(items, images))
             for r in build_requests(it, im, config, i, stats)]
+    return answer_requests(adapter, reqs, items, config, stats)
+
+
+def answer_requests(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
+                    config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
+    """The answers of built requests: closed labels scored, the others generated."""
     closed = [r for r in reqs if items[r.item].closed and r.probe != "grounding"]
     generated = [r for r in reqs if not (items[r.item].closed and r.probe != "grounding")]
     answers = _run_closed(adapter, closed, items, config, stats)
@@ -561,6 +577,94 @@ def skipped_row(item: Item, reason: str = "[skipped_no_image]") -> dict[str, Any
             "task_type": TASK_TYPES[item.dataset], "model_prediction": reason, "skipped": True}
 
 
+@dataclass(frozen=True)
+class ProbeBatch:
+    """A batch on its way through a `ProbeJob`: the items, their built requests (images
+    perturbed on the CPU side) and, once answered, the rows; `stats` counts both steps."""
+
+    tag: int  # the batch's number, so results arriving out of order can be put back
+    items: list[Item]
+    requests: list[_Request]
+    stats: ProbeStats
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProbeJob:
+    """Probing as a `BatchJob` (`halluscope.runs.executor`): a batch is `(tag, pairs)`, pairs
+    `(item, image or None)` (None: read from `item.image`). `model` is loaded by each worker."""
+
+    model: Any  # a ModelSpec (or anything with .load() -> VLMAdapter); None with a loaded worker
+    config: ProbeConfig
+    model_name: str = ""
+
+    def prepare(self, batch: tuple[int, Sequence[tuple[Item, Image.Image | None]]]
+                ) -> ProbeBatch:
+        tag, pairs = batch
+        stats = ProbeStats()
+        items = [item for item, _ in pairs]
+        reqs = [r for i, (item, image) in enumerate(pairs)
+                for r in build_requests(item, image if image is not None else
+                                        load_image(item.image), self.config, i, stats)]
+        return ProbeBatch(tag, items, reqs, stats)
+
+    def load_worker(self) -> ProbeWorker:
+        return ProbeWorker(self, self.model.load())
+
+
+class ProbeWorker:
+    """Answers a prepared batch's requests and builds its rows, in item order."""
+
+    def __init__(self, job: ProbeJob, adapter: VLMAdapter):
+        self.job, self.adapter = job, adapter
+
+    def __call__(self, batch: ProbeBatch) -> ProbeBatch:
+        stats, config = batch.stats, self.job.config
+        answers = answer_requests(self.adapter, batch.requests, batch.items, config, stats)
+        rows = []
+        for i, item in enumerate(batch.items):
+            per_item = {probe: a for (k, probe), a in answers.items() if k == i}
+            for probe, a in per_item.items():
+                if not a.prediction:
+                    stats.unparsed[probe] = stats.unparsed.get(probe, 0) + 1
+            stats.n_items += 1
+            rows.append(build_row(item, per_item, config, self.job.model_name))
+        return ProbeBatch(batch.tag, batch.items, [], stats, rows)
+
+
+def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | None],
+              config: ProbeConfig, model_name: str = "",
+              executor: ExecutorConfig | None = None,
+              on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
+              stats: ProbeStats | None = None) -> list[dict[str, Any]]:
+    """Rows of `items` in item order, on any executor (`model`: an adapter, or a `ModelSpec`
+    that each worker loads). `images[i]` None is read from `items[i].image`. `on_rows` gets
+    each batch's rows as they come (in the order batches finish), to be written at once.
+    """
+    from halluscope.runs.executor import ExecutorConfig, run_batches
+
+    executor = executor or ExecutorConfig()
+    stats = stats if stats is not None else ProbeStats()
+    job = ProbeJob(model, config, model_name)
+    size = config.batch_size
+    batches = [(start, list(zip(items[start:start + size], images[start:start + size])))
+               for start in range(0, len(items), size)]
+    done: dict[int, list[dict[str, Any]]] = {}
+
+    def collect(result: ProbeBatch) -> None:
+        stats.add(result.stats)
+        done[result.tag] = result.rows
+        if on_rows is not None:
+            on_rows(result.rows)
+
+    from halluscope.models.spec import ModelSpec
+
+    loaded = not isinstance(model, ModelSpec)
+    run_batches(job, batches, executor, collect,
+                worker=ProbeWorker(job, model) if loaded else None)
+    return [row for tag in sorted(done) for row in done[tag]]
+
+
 def probe_items(adapter: VLMAdapter, items: Sequence[Item], config: ProbeConfig | None = None,
                 model_name: str = "", stats: ProbeStats | None = None,
                 load: Callable[[str], Image.Image] = load_image,
@@ -572,15 +676,12 @@ def probe_items(adapter: VLMAdapter, items: Sequence[Item], config: ProbeConfig 
     """
     config = config or ProbeConfig()
     stats = stats if stats is not None else ProbeStats()
+    job = ProbeJob(None, config, model_name)
+    worker = ProbeWorker(job, adapter)
     for start in range(0, len(items), config.batch_size):
         chunk = list(items[start:start + config.batch_size])
         imgs = (list(images[start:start + len(chunk)]) if images is not None
                 else [load(it.image) for it in chunk])
-        answers = probe_chunk(adapter, chunk, imgs, config, stats)
-        for i, item in enumerate(chunk):
-            per_item = {probe: a for (k, probe), a in answers.items() if k == i}
-            for probe, a in per_item.items():
-                if not a.prediction:
-                    stats.unparsed[probe] = stats.unparsed.get(probe, 0) + 1
-            stats.n_items += 1
-            yield build_row(item, per_item, config, model_name)
+        done = worker(job.prepare((start, list(zip(chunk, imgs)))))
+        stats.add(done.stats)
+        yield from done.rows

@@ -17,6 +17,9 @@ shard either exists whole or not at all; a rerun skips the keys found in complet
 redoes the rest, and no key is ever written twice. Rows come back sorted by key, so the result
 does not depend on how the run was chunked or interrupted.
 
+Several processes can write one store at once (the shards of a job array, `sharding.Shard`):
+each passes its own `writer` name, numbers only its own files, and owns disjoint keys.
+
 The manifest records what produced the run (command, config, versions, seed). Reopening a
 directory with a different manifest `config` is an error: resuming must not mix two settings.
 """
@@ -33,7 +36,8 @@ from typing import Any, Iterable, Mapping
 from halluscope.errors import ConfigError
 from halluscope.io.atomic import write_json_atomic, write_parquet_atomic
 
-_SHARD = re.compile(r"^shard-(\d{6})\.parquet$")
+# shard-000003.parquet, or shard-s0001of0004-000003.parquet for one writer of a sharded run.
+_SHARD = re.compile(r"^shard-(?:(?P<writer>[a-z0-9]+)-)?(?P<number>\d{6})\.parquet$")
 
 
 def _versions() -> dict[str, str]:
@@ -51,9 +55,13 @@ def _versions() -> dict[str, str]:
 class RunStore:
     """Rows keyed by `key_column`, in atomically written shards under `root`."""
 
-    def __init__(self, root: str | Path, manifest: Mapping[str, Any], key_column: str = "key"):
+    def __init__(self, root: str | Path, manifest: Mapping[str, Any], key_column: str = "key",
+                 writer: str = ""):
+        if writer and not re.fullmatch(r"[a-z0-9]+", writer):
+            raise ValueError(f"writer must be lower-case letters and digits, got {writer!r}")
         self.root = Path(root)
         self.key_column = key_column
+        self.writer = writer  # several processes may write one store: each names its own files
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / "manifest.json"
         config = dict(manifest)
@@ -91,9 +99,11 @@ class RunStore:
             k for k in set(keys) if keys.count(k) > 1)
         if repeated:
             raise ValueError(f"keys already in the store: {repeated[:5]}")
-        shards = self._shards()
-        number = int(_SHARD.match(shards[-1].name).group(1)) + 1 if shards else 0
-        write_parquet_atomic(self.root / f"shard-{number:06d}.parquet", rows)
+        mine = [int(m.group("number")) for m in map(_SHARD.match, (p.name for p in self._shards()))
+                if (m.group("writer") or "") == self.writer]
+        number = max(mine) + 1 if mine else 0
+        prefix = f"shard-{self.writer}-" if self.writer else "shard-"
+        write_parquet_atomic(self.root / f"{prefix}{number:06d}.parquet", rows)
         assert self._done is not None
         self._done.update(keys)
 
@@ -107,6 +117,22 @@ class RunStore:
 
     def write_summary(self, summary: Mapping[str, Any]) -> None:
         write_json_atomic(self.root / "summary.json", dict(summary))
+
+
+def stored_keys(root: str | Path) -> set[str]:
+    """The keys already in the store at `root` (none if there is no store yet), read without
+    knowing its settings: what a driver skips before the worker that knows them has started.
+
+    >>> import tempfile
+    >>> stored_keys(tempfile.mkdtemp())
+    set()
+    """
+    path = Path(root) / "manifest.json"
+    if not path.is_file():
+        return set()
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return RunStore(root, manifest["config"], key_column=manifest.get("key_column", "key")
+                    ).done_keys()
 
 
 def _sort_key(key: Any) -> tuple:

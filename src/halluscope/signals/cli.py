@@ -15,7 +15,8 @@ from typing import Any, Optional
 
 import typer
 
-from halluscope.cli.common import user_errors
+from halluscope.cli.common import (EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS, SHARD,
+                                   WORKERS, executor_options, user_errors)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Per-mention signals (attention, hidden states, logit lens) of captions.")
@@ -55,16 +56,23 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
                 help="Internal Confidence's logit lens over every image token at every layer "
                      "(the costliest feature on models with a small hidden size and a large "
                      "vocabulary; --no-logit-lens drops logit_lens_max and "
-                     "internal_confidence).")) -> None:
+                     "internal_confidence)."),
+            executor: str = EXECUTOR, workers: int = WORKERS,
+            gpus_per_worker: float = GPUS_PER_WORKER, ray_address: Optional[str] = RAY_ADDRESS,
+            num_shards: int = NUM_SHARDS, shard: int = SHARD) -> None:
     """One teacher-forced pass per caption; one Parquet row per object mention."""
 
     with user_errors():
-        from halluscope.models import load_adapter
+        from halluscope.models.spec import ModelSpec
         from halluscope.signals.extract import DEFAULT_PROMPT, extract_signals
         from halluscope.signals.features import SignalConfig
 
+        run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
+                                        num_shards, shard)
         items = read_items(captions)
-        adapter = load_adapter(model, dtype=dtype, device=device, attn_implementation="sdpa")
+        spec = ModelSpec(str(model), dtype=dtype, device=device, attn_implementation="sdpa")
+        spec.check()
+        adapter = spec if run_on.kind == "ray" else spec.load()
         done = [0]
 
         def advance(n: int) -> None:
@@ -74,7 +82,8 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
 
         summary = extract_signals(adapter, items, out, prompt=prompt or DEFAULT_PROMPT,
                                   batch_size=batch_size, limit=limit, images_dir=images,
-                                  config=SignalConfig(logit_lens=logit_lens), progress=advance)
+                                  config=SignalConfig(logit_lens=logit_lens), progress=advance,
+                                  executor=run_on, shard=part)
     typer.echo("", err=True)
     for error in summary["error_items"]:
         typer.echo(f"caption {error['caption_index']} ({error['image_id']}): {error['kind']}: "

@@ -31,10 +31,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from halluscope.errors import InputError
+from halluscope.errors import ConfigError, InputError
 from halluscope.generation.captioning import DEFAULT_PROMPT  # NAME-Bench's prompt
 from halluscope.io.atomic import write_json_atomic
-from halluscope.runs.store import RunStore
+from halluscope.models.spec import ModelSpec
+from halluscope.runs.executor import ExecutorConfig, run_batches
+from halluscope.runs.sharding import Shard
+from halluscope.runs.store import RunStore, stored_keys
 from halluscope.signals.alignment import TokenAlignment, align_mentions
 from halluscope.signals.features import (FeatureCollector, MentionSlot, RowLayout, SignalConfig,
                                          dhcp_grid, encode_text_only)
@@ -228,18 +231,14 @@ def _mention_row(index: int, mention_index: int, item: Mapping[str, Any], mentio
     return row
 
 
-class _Run:
-    """State of one `extract_signals` call."""
+class _Output:
+    """What a worker produced for one batch: finished captions, errors and counts."""
 
-    def __init__(self, adapter: VLMAdapter, out_dir: Path, manifest: Mapping[str, Any]):
-        self.adapter = adapter
-        self.mentions = RunStore(out_dir / "mentions", manifest)
-        self.captions = RunStore(out_dir / "captions", manifest)
-        self.done = self.captions.done_keys()
-        self.mention_keys = self.mentions.done_keys()
+    def __init__(self) -> None:
+        # (mention rows, caption row) per finished caption, in item order
+        self.captions: list[tuple[list[dict[str, Any]], dict[str, Any]]] = []
         self.errors: list[dict[str, Any]] = []
-        self.counts = {"processed": 0, "mentions_written": 0, "no_mentions": 0,
-                       "unaligned_mentions": 0, "skipped_done": 0}
+        self.counts = {"processed": 0, "no_mentions": 0, "unaligned_mentions": 0}
 
     def error(self, prepared_index: int, item: Mapping[str, Any], kind: str, message: str) -> None:
         self.errors.append({"caption_index": prepared_index,
@@ -247,29 +246,28 @@ class _Run:
                             "message": message[:500]})
 
 
-def _prepare(run: _Run, index: int, item: Mapping[str, Any], images_dir: Path | None,
-             prompt: str, vocabulary: Any) -> Prepared | None:
+def _prepare(adapter: VLMAdapter, out: _Output, index: int, item: Mapping[str, Any],
+             image: Any, prompt: str, vocabulary: Any) -> Prepared | None:
+    """The caption's mentions and its image (`image` is an exception when it did not load)."""
     from halluscope.text.mentions import extract_mentions
 
     try:
         if "caption" not in item and "token_ids" not in item:
             raise InputError("item has neither 'caption' nor 'token_ids'", item=str(index))
         caption = item["token_ids"] if item.get("token_ids") is not None else item["caption"]
-        _, _, text = run.adapter.tokenize_caption(caption)
+        _, _, text = adapter.tokenize_caption(caption)
         found = extract_mentions(text, vocabulary)
-        path = Path(str(item.get("image", "")))
-        if images_dir is not None and not path.is_absolute():
-            path = images_dir / path
-        image = load_image(path)
+        if isinstance(image, BaseException):
+            raise image
     except Exception as exc:  # noqa: BLE001 - every per-item failure is recorded, the run goes on
-        run.error(index, item, _error_kind(exc), f"{type(exc).__name__}: {exc}")
+        out.error(index, item, _error_kind(exc), f"{type(exc).__name__}: {exc}")
         return None
     return Prepared(index, item, image, caption, str(item.get("prompt") or prompt), found)
 
 
-def _encode_checked(run: _Run, chunk: list[Prepared]) -> tuple[Any, list[Prepared]]:
+def _encode_checked(adapter: VLMAdapter, out: _Output, chunk: list[Prepared]
+                    ) -> tuple[Any, list[Prepared]]:
     """Encode a chunk; items longer than the model's context are recorded and dropped."""
-    adapter = run.adapter
     limit = _max_length(adapter)
     while chunk:
         batch = adapter.encode([p.image for p in chunk], [p.prompt for p in chunk],
@@ -279,43 +277,37 @@ def _encode_checked(run: _Run, chunk: list[Prepared]) -> tuple[Any, list[Prepare
         if not too_long:
             return batch, chunk
         for i in too_long:
-            run.error(chunk[i].index, chunk[i].item, "too_long",
+            out.error(chunk[i].index, chunk[i].item, "too_long",
                       f"{batch.items[i].length} tokens > context {limit}")
         chunk = [p for i, p in enumerate(chunk) if i not in too_long]
     return None, []
 
 
-def _process(run: _Run, chunk: list[Prepared], config: SignalConfig) -> None:
-    batch, chunk = _encode_checked(run, chunk)
+def _process(adapter: VLMAdapter, out: _Output, chunk: list[Prepared],
+             config: SignalConfig) -> None:
+    batch, chunk = _encode_checked(adapter, out, chunk)
     if not chunk:
         return
-    results = batch_signals(run.adapter, batch, [p.mentions for p in chunk],
+    results = batch_signals(adapter, batch, [p.mentions for p in chunk],
                             [p.prompt for p in chunk], config)
+    finished = []
     for row, (prepared, (caption_features, mention_features)) in enumerate(zip(chunk, results)):
         item = batch.items[row]
         aligned = align_mentions(item.caption_offsets,
                                  [(m.start, m.end) for m in prepared.mentions],
                                  item.prompt_length, config.window)
         rows = []
+        unaligned = []
         for mention_index, (mention, a, features) in enumerate(
                 zip(prepared.mentions, aligned, mention_features)):
             if a is None or features is None:
-                run.counts["unaligned_mentions"] += 1
-                run.error(prepared.index, prepared.item, "unaligned_mention",
-                          f"mention {mention_index} {mention.word!r} at {mention.start} is not "
-                          "covered by any caption token")
-                continue
-            key = f"{prepared.index}:{mention_index}"
-            if key in run.mention_keys:
+                unaligned.append((mention_index, mention))
                 continue
             rows.append(_mention_row(prepared.index, mention_index, prepared.item, mention, a,
                                      item.padding, len(item.caption_token_ids),
                                      item.caption_token_ids[a.caption_token], features))
-        run.mentions.write_shard(rows)
-        run.mention_keys.update(r["key"] for r in rows)
-        run.counts["mentions_written"] += len(rows)
         ids = batch.input_ids[row, item.padding:item.padding + item.length].tolist()
-        run.captions.write_shard([{
+        caption_row = {
             "key": str(prepared.index), "caption_index": prepared.index,
             "image_id": str(prepared.item.get("image_id", "")), "prompt": prepared.prompt,
             "caption_text": item.caption_text, "input_ids": ids,
@@ -323,63 +315,190 @@ def _process(run: _Run, chunk: list[Prepared], config: SignalConfig) -> None:
             "image_span": [item.image_span[0] - item.padding, item.image_span[1] - item.padding],
             "n_caption_tokens": len(item.caption_token_ids),
             "n_mentions": len(prepared.mentions), "n_rows": len(rows),
-            "halp_hidden": _to_list(caption_features["halp_hidden"])}])
-        run.done.add(str(prepared.index))
-        run.counts["processed"] += 1
+            "halp_hidden": _to_list(caption_features["halp_hidden"])}
+        finished.append((prepared, rows, caption_row, unaligned))
+    # Recorded only once the whole chunk succeeded: a failed chunk is redone item by item.
+    for prepared, rows, caption_row, unaligned in finished:
+        for mention_index, mention in unaligned:
+            out.counts["unaligned_mentions"] += 1
+            out.error(prepared.index, prepared.item, "unaligned_mention",
+                      f"mention {mention_index} {mention.word!r} at {mention.start} is not "
+                      "covered by any caption token")
+        out.captions.append((rows, caption_row))
+        out.counts["processed"] += 1
         if not prepared.mentions:
-            run.counts["no_mentions"] += 1
+            out.counts["no_mentions"] += 1
 
 
-def extract_signals(adapter: VLMAdapter, items: Sequence[Mapping[str, Any]],
-                    out_dir: str | Path, *, prompt: str = DEFAULT_PROMPT, batch_size: int = 4,
-                    config: SignalConfig = SignalConfig(), limit: int | None = None,
-                    images_dir: str | Path | None = None, vocabulary: Any = None,
-                    progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Extract every mention's signals; returns (and writes) the run summary.
+@dataclass(frozen=True)
+class SignalsBatch:
+    """A worker's result for one batch: the manifest config, finished captions, errors."""
 
-    `limit` processes only the first `limit` items (a later run without it resumes).
-    `progress(n)` is called with the number of captions finished after every batch.
-    """
-    out = Path(out_dir)
+    manifest: dict[str, Any]
+    captions: list[tuple[list[dict[str, Any]], dict[str, Any]]]
+    errors: list[dict[str, Any]]
+    counts: dict[str, int]
+    n_items: int  # captions in the batch (finished or not)
+
+
+def signals_manifest(adapter: VLMAdapter, prompt: str, config: SignalConfig) -> dict[str, Any]:
     model = adapter.model
-    manifest = {"command": "signals", "model": str(getattr(model.config, "_name_or_path", "")),
-                "family": adapter.family, "dtype": str(model.dtype), "prompt": prompt,
-                "signals": asdict(config)}
-    run = _Run(adapter, out, manifest)
-    selected = list(enumerate(items))[:limit] if limit is not None else list(enumerate(items))
-    images = Path(images_dir) if images_dir is not None else None
-    pending = []
-    for index, item in selected:
-        if str(index) in run.done:
-            run.counts["skipped_done"] += 1
-        else:
-            pending.append((index, item))
-    for start in range(0, len(pending), max(1, batch_size)):
-        part = pending[start:start + max(1, batch_size)]
-        chunk = [p for p in (_prepare(run, i, it, images, prompt, vocabulary) for i, it in part)
+    return {"command": "signals", "model": str(getattr(model.config, "_name_or_path", "")),
+            "family": adapter.family, "dtype": str(model.dtype), "prompt": prompt,
+            "signals": asdict(config)}
+
+
+@dataclass(frozen=True)
+class SignalsJob:
+    """Signal extraction as a `BatchJob`: images are read on the CPU side, the teacher-forced
+    pass runs in a worker (this process, or each Ray actor)."""
+
+    model: ModelSpec | None
+    prompt: str
+    config: SignalConfig
+    images_dir: str | None = None
+    vocabulary: Any = None
+
+    def prepare(self, batch: Sequence[tuple[int, Mapping[str, Any]]]
+                ) -> list[tuple[int, Mapping[str, Any], Any]]:
+        """Each (index, item) with its decoded image, or the exception that stopped it."""
+        prepared = []
+        for index, item in batch:
+            path = Path(str(item.get("image", "")))
+            if self.images_dir is not None and not path.is_absolute():
+                path = Path(self.images_dir) / path
+            try:
+                image: Any = load_image(path)
+            except Exception as exc:  # noqa: BLE001 - recorded by the worker, in item order
+                image = exc
+            prepared.append((index, item, image))
+        return prepared
+
+    def load_worker(self) -> SignalsWorker:
+        if self.model is None:
+            raise ConfigError("this signals job has no model to load")
+        return SignalsWorker(self, self.model.load())
+
+
+class SignalsWorker:
+    """Runs prepared batches; a failing batch is redone item by item to isolate the item."""
+
+    def __init__(self, job: SignalsJob, adapter: VLMAdapter):
+        self.job, self.adapter = job, adapter
+
+    def __call__(self, prepared: Sequence[tuple[int, Mapping[str, Any], Any]]) -> SignalsBatch:
+        job, out = self.job, _Output()
+        chunk = [p for p in (_prepare(self.adapter, out, i, item, image, job.prompt,
+                                      job.vocabulary) for i, item, image in prepared)
                  if p is not None]
         try:
-            _process(run, chunk, config)
+            _process(self.adapter, out, chunk, job.config)
         except Exception as exc:  # noqa: BLE001 - isolate the failing item, then go on
             if len(chunk) <= 1:
                 for p in chunk:
-                    run.error(p.index, p.item, "failed", f"{type(exc).__name__}: {exc}")
+                    out.error(p.index, p.item, "failed", f"{type(exc).__name__}: {exc}")
             else:
                 for p in chunk:
                     try:
-                        _process(run, [p], config)
+                        _process(self.adapter, out, [p], job.config)
                     except Exception as inner:  # noqa: BLE001
-                        run.error(p.index, p.item, _error_kind(inner) if isinstance(
+                        out.error(p.index, p.item, _error_kind(inner) if isinstance(
                             inner, InputError) else "failed", f"{type(inner).__name__}: {inner}")
+        return SignalsBatch(signals_manifest(self.adapter, job.prompt, job.config),
+                            out.captions, out.errors, out.counts, len(prepared))
+
+
+class _Writer:
+    """The driver's side: writes each finished caption into the two stores, mentions first and
+    the caption row last, so a crash in between only redoes that caption."""
+
+    def __init__(self, out_dir: Path, writer: str, manifest: Mapping[str, Any] | None):
+        self.out_dir, self.writer = out_dir, writer
+        self.mentions: RunStore | None = None
+        self.captions: RunStore | None = None
+        if manifest is not None:
+            self._open(manifest)
+        self.errors: list[dict[str, Any]] = []
+        self.counts = {"processed": 0, "mentions_written": 0, "no_mentions": 0,
+                       "unaligned_mentions": 0, "skipped_done": 0}
+
+    def _open(self, manifest: Mapping[str, Any]) -> None:
+        self.mentions = RunStore(self.out_dir / "mentions", manifest, writer=self.writer)
+        self.captions = RunStore(self.out_dir / "captions", manifest, writer=self.writer)
+        self.mention_keys = self.mentions.done_keys()
+
+    def done(self) -> set[str]:
+        if self.captions is not None:
+            return self.captions.done_keys()
+        return stored_keys(self.out_dir / "captions")
+
+    def __call__(self, result: SignalsBatch) -> None:
+        if self.mentions is None:
+            self._open(result.manifest)
+        assert self.mentions is not None and self.captions is not None
+        for rows, caption_row in result.captions:
+            rows = [r for r in rows if r["key"] not in self.mention_keys]
+            self.mentions.write_shard(rows)
+            self.mention_keys.update(r["key"] for r in rows)
+            self.counts["mentions_written"] += len(rows)
+            self.captions.write_shard([caption_row])
+        self.errors.extend(result.errors)
+        for name, value in result.counts.items():
+            self.counts[name] += value
+
+
+def extract_signals(adapter: VLMAdapter | ModelSpec, items: Sequence[Mapping[str, Any]],
+                    out_dir: str | Path, *, prompt: str = DEFAULT_PROMPT, batch_size: int = 4,
+                    config: SignalConfig = SignalConfig(), limit: int | None = None,
+                    images_dir: str | Path | None = None, vocabulary: Any = None,
+                    progress: Callable[[int], None] | None = None,
+                    executor: ExecutorConfig = ExecutorConfig(),
+                    shard: Shard = Shard()) -> dict[str, Any]:
+    """Extract every mention's signals; returns (and writes) the run summary.
+
+    `adapter` is a loaded `VLMAdapter`, or a `ModelSpec` loaded where the work runs (required
+    by `executor=ExecutorConfig("ray", ...)`). `limit` processes only the first `limit` items
+    (a later run without it resumes); `shard` keeps the captions of one shard of a job array.
+    `progress(n)` is called with the number of captions finished after every batch.
+    """
+    out = Path(out_dir)
+    if isinstance(adapter, ModelSpec):
+        spec, worker_adapter = adapter, None
+    elif executor.kind != "local":
+        raise ConfigError(f"--executor {executor.kind} loads the model in its workers: pass a "
+                          "ModelSpec, not a loaded model")
+    else:
+        spec, worker_adapter = None, adapter
+    job = SignalsJob(spec, prompt, config, str(images_dir) if images_dir is not None else None,
+                     vocabulary)
+    writer = _Writer(out, shard.writer, signals_manifest(worker_adapter, prompt, config)
+                     if worker_adapter is not None else None)
+    selected = list(enumerate(items))[:limit] if limit is not None else list(enumerate(items))
+    selected = shard.select(selected, lambda pair: str(pair[0]))
+    done = writer.done()
+    pending = [(index, item) for index, item in selected if str(index) not in done]
+    writer.counts["skipped_done"] = len(selected) - len(pending)
+    step = max(1, batch_size)
+    batches = [pending[i:i + step] for i in range(0, len(pending), step)]
+
+    def write(result: SignalsBatch) -> None:
+        writer(result)
         if progress is not None:
-            progress(len(part))
+            progress(result.n_items)
+
+    run_batches(job, batches, executor, write,
+                worker=SignalsWorker(job, worker_adapter) if worker_adapter is not None else None)
     kinds: dict[str, int] = {}
-    for e in run.errors:
+    for e in writer.errors:
         kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
-    summary = {"items": len(items), "selected": len(selected), **run.counts,
+    mentions_total = len(writer.mentions.done_keys()) if writer.mentions else len(
+        stored_keys(out / "mentions"))
+    captions_total = len(writer.done())
+    summary = {"items": len(items), "selected": len(selected), **writer.counts,
                "errors": sum(v for k, v in kinds.items() if k != "unaligned_mention"),
-               "error_kinds": kinds, "error_items": run.errors,
-               "mention_rows_total": len(run.mentions.done_keys()),
-               "caption_rows_total": len(run.captions.done_keys())}
-    write_json_atomic(out / "summary.json", summary)
+               "error_kinds": kinds, "error_items": writer.errors,
+               "mention_rows_total": mentions_total,
+               "caption_rows_total": captions_total}
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / f"summary{shard.file_suffix()}.json", summary)
     return summary
