@@ -200,7 +200,8 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError("--executor ray needs Ray Data: pip install 'ray[data]==2.60.0'"
+        raise ConfigError("--executor ray needs Ray Data: pip install 'halluscope[ray]' "
+                          "(ray[data]==2.60.0)"
                           ) from None
     return ray
 
@@ -213,13 +214,14 @@ def ray_session(config: ExecutorConfig) -> Iterator[bool]:
     and left open.
     """
     ray = import_ray()
+    address = config.ray_address or os.environ.get("RAY_ADDRESS")
+    if address:
+        check_reachable(address)
     if ray.is_initialized():
         yield _is_local(ray)
         return
-    address = config.ray_address or os.environ.get("RAY_ADDRESS")
     quiet = {"logging_level": logging.WARNING, "log_to_driver": False}
     if address:
-        check_reachable(address)
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as exc:
