@@ -270,6 +270,8 @@ def test_bad_executor_options_are_one_line_errors(llava, images, tmp_path) -> No
         (["--executor", "ray", "--ray-address", "127.0.0.1:1"],
          "--ray-address 127.0.0.1:1: cannot connect"),
         (["--num-shards", "2", "--shard", "2"], "--shard must be in 0..1"),
+        (["--backend", "vllm"], "--backend vllm needs vLLM"),  # not in this environment
+        (["--backend", "tgi"], "unknown generation backend 'tgi'"),
     ]
     for extra, message in cases:
         result = CliRunner().invoke(app, base + extra)

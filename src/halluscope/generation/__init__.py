@@ -2,7 +2,7 @@
 
 >>> from halluscope.generation import BACKENDS
 >>> sorted(BACKENDS)
-['hf']
+['hf', 'vllm']
 
 `caption_images(adapter, items, out_dir)` writes one row per image (caption, token ids, per-token
 log-probabilities, finish reason, or an error) into a `RunStore`; `export_captions(out_dir)`

@@ -1,7 +1,7 @@
 """Generation backends: what turns images + prompts into token ids, text and log-probabilities.
 
 >>> sorted(BACKENDS), default_dtype("cpu"), default_dtype("cuda:0"), dtype_name("bf16")
-(['hf'], 'float32', 'bfloat16', 'bfloat16')
+(['hf', 'vllm'], 'float32', 'bfloat16', 'bfloat16')
 >>> finish_reason([5, 9, 2], eos_ids={2})
 'eos'
 >>> finish_reason([5, 9, 7], eos_ids={2})
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from halluscope.models.base import VLMAdapter
 
 # name -> "module:Class"; the class has `from_pretrained(model, dtype=, device=, max_pixels=)`.
-BACKENDS: dict[str, str] = {"hf": "halluscope.generation.backends:HFBackend"}
+BACKENDS: dict[str, str] = {"hf": "halluscope.generation.backends:HFBackend",
+                            "vllm": "halluscope.generation.vllm_backend:VLLMBackend"}
 # Families whose image processor resizes to a pixel budget (Qwen smart_resize: h * w <= max_pixels).
 PIXEL_BUDGET_FAMILIES: frozenset[str] = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl"})
 
@@ -136,10 +137,15 @@ class BackendSpec:
                               f"{', '.join(sorted(BACKENDS))}")
 
     def check(self) -> None:
-        """Fail now, in the driver, on what would fail in every worker: a model folder whose
-        family has no adapter (a hub id is checked when it is loaded)."""
+        """Fail now, in the driver, on what would fail in every worker: vLLM not installed for
+        the vllm backend, a model folder whose family has no adapter (a hub id is checked when
+        it is loaded)."""
         from halluscope.models.registry import family_for_model_type, read_model_type
 
+        if self.name == "vllm":
+            from halluscope.generation.vllm_backend import import_vllm
+
+            import_vllm()
         if Path(self.model).is_dir():
             family_for_model_type(read_model_type(self.model))
 

@@ -332,17 +332,11 @@ class VLMAdapter:
     # ---------------------------------------------------------------- prompts
     def messages(self, prompt: str) -> list[dict[str, Any]]:
         """One user turn: the image, then the prompt text (the families' documented order)."""
-        return [{"role": "user", "content": [{"type": "image"},
-                                             {"type": "text", "text": prompt}]}]
+        return image_turn(prompt)
 
     def prompt_text(self, prompt: str) -> str:
         """The chat-templated prompt with one image placeholder and the generation prompt."""
-        template_owner = self.processor if getattr(self.processor, "chat_template", None) \
-            else self.tokenizer
-        if not getattr(template_owner, "chat_template", None):
-            raise ConfigError(f"{self.family}: neither processor nor tokenizer has a chat template")
-        return template_owner.apply_chat_template(self.messages(prompt), tokenize=False,
-                                                  add_generation_prompt=True)
+        return chat_prompt(self.processor, self.messages(prompt), self.family)
 
     @property
     def caption_prefix(self) -> str:
@@ -495,3 +489,22 @@ class VLMAdapter:
                                          clean_up_tokenization_spaces=False)
             results.append(Generation(ids, text, logits))
         return results
+
+
+def image_turn(prompt: str) -> list[dict[str, Any]]:
+    """One user turn, the image then the prompt text.
+
+    >>> image_turn("Describe it.")[0]["content"][0]
+    {'type': 'image'}
+    """
+    return [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": prompt}]}]
+
+
+def chat_prompt(processor: Any, messages: list[dict[str, Any]], family: str = "") -> str:
+    """`messages` through the processor's chat template (else its tokenizer's), ending with the
+    generation prompt: the text a VLM answers, shared by every generation backend."""
+    tokenizer = getattr(processor, "tokenizer", None)
+    template_owner = processor if getattr(processor, "chat_template", None) else tokenizer
+    if not getattr(template_owner, "chat_template", None):
+        raise ConfigError(f"{family}: neither processor nor tokenizer has a chat template")
+    return template_owner.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
