@@ -402,3 +402,25 @@ def test_bfloat16_backend_gives_float_logprobs(tiny_dirs: dict[str, Path],
     for row in open_run(tmp_path).rows():
         assert len(row["logprobs"]) == row["num_tokens"] == 4
         assert all(-30 < v <= 0 for v in row["logprobs"])
+
+
+def test_teacher_forcing_reproduces_the_stored_logprobs(adapters: dict[str, VLMAdapter],
+                                                        items: list[CaptionItem],
+                                                        tmp_path: Path) -> None:
+    """What checks a vLLM run against transformers, on an HF run: the generated ids teacher-
+    forced give the stored log-probabilities and are the model's own greedy choices."""
+    from halluscope.generation.teacher_forcing import compare_run
+
+    caption_images(adapters["llava"], items[:4], tmp_path, max_new_tokens=MAX_NEW_TOKENS,
+                   batch_size=2)
+    result = compare_run(adapters["llava"], tmp_path)
+    assert (result["rows"], result["tokens"]) == (4, 4 * MAX_NEW_TOKENS)
+    assert result["max_abs_logprob_diff"] < 1e-4 and result["greedy_disagreements"] == 0
+    # A stored log-probability that is off is seen.
+    store = open_run(tmp_path)
+    rows = store.rows()
+    rows[0]["logprobs"][1] += 0.01
+    broken = tmp_path / "broken"
+    from halluscope.runs.store import RunStore
+    RunStore(broken, store.manifest["config"]).write_shard(rows)
+    assert compare_run(adapters["llava"], broken)["max_abs_logprob_diff"] > 0.009

@@ -285,3 +285,21 @@ def test_no_ray_import_without_executor_ray() -> None:
             "halluscope.prism.probe_store, halluscope.cli.main; "
             "assert 'ray' not in sys.modules, 'ray imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_signals_read_a_caption_run_and_reuse_its_ids(llava, images, tmp_path) -> None:
+    """`signals --captions RUN_DIR`: the generated ids (whatever backend made them) are
+    teacher-forced exactly, with the run's prompt."""
+    from halluscope.signals.cli import read_items
+
+    adapter = load_adapter(llava, dtype="float32")
+    caption_images(adapter, items_from_folder(images), tmp_path / "run",
+                   max_new_tokens=MAX_NEW_TOKENS, batch_size=4, prompt="Describe it.")
+    items = read_items(tmp_path / "run")
+    assert len(items) == 8 and {it["prompt"] for it in items} == {"Describe it."}
+    extract_signals(adapter, items, tmp_path / "signals", batch_size=4)
+    _, captions = signal_rows(tmp_path / "signals")
+    by_id = {str(it["image_id"]): it["token_ids"] for it in items}
+    assert len(captions) == 8
+    for row in captions:
+        assert row["input_ids"][row["prompt_length"]:] == by_id[row["image_id"]]

@@ -18,6 +18,7 @@ float32 by `make test-vllm`). vLLM batches and schedules the requests itself.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -31,6 +32,10 @@ VLLM_MISSING = ("--backend vllm needs vLLM, which has an environment of its own:
                 "vllm-env`, then `.venv-vllm/bin/halluscope caption --backend vllm ...`")
 # Context for prompt + image tokens + answer; models with a shorter one use theirs.
 DEFAULT_MAX_MODEL_LEN = 4096
+# On CPU, vLLM reserves a fraction of NUMA node 0's memory for its KV cache by default, which
+# fails on machines whose node 0 is smaller than the total; a fixed size (GiB) works. Set
+# VLLM_CPU_KVCACHE_SPACE yourself to change it.
+CPU_KV_CACHE_GIB = "2"
 
 
 def finish_reason_of(vllm_reason: str | None) -> str:
@@ -68,8 +73,14 @@ class VLLMBackend:
         source = str(path.resolve()) if path.is_dir() else str(model)
         family = family_for_model_type(read_model_type(source))
         processor = adapter_class(family).load_processor(source)
-        kwargs: dict[str, Any] = {"model": source, "dtype": dtype, "seed": 0,
-                                  "limit_mm_per_prompt": {"image": 1}, **options}
+        engine_folder = str(vllm_layout(Path(source))) if path.is_dir() else source
+        kwargs: dict[str, Any] = {"model": engine_folder, "dtype": dtype, "seed": 0,
+                                  "limit_mm_per_prompt": {"image": 1}}
+        if str(device).startswith("cpu"):
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", CPU_KV_CACHE_GIB)
+            # Compiling saves little on CPU and costs ~1 minute of start-up.
+            kwargs["enforce_eager"] = True
+        kwargs.update(options)
         context = _context_length(source)
         kwargs["max_model_len"] = max_model_len or min(context or DEFAULT_MAX_MODEL_LEN,
                                                        DEFAULT_MAX_MODEL_LEN)
@@ -113,6 +124,76 @@ class VLLMBackend:
             results.append(GeneratedText(ids, text, logprobs,
                                          finish_reason_of(answer.finish_reason)))
         return results
+
+
+# transformers 5 saves a CLIP/SigLIP tower's weights as `vision_tower.<part>.*`; vLLM 0.32 (like
+# checkpoints saved by transformers 4, e.g. llava-hf/*) names them `vision_tower.vision_model.*`.
+_VISION_PARTS = ("embeddings.", "encoder.", "post_layernorm.", "pre_layrnorm.", "head.")
+
+
+def vllm_key(name: str) -> str:
+    """A weight's name as vLLM's loaders expect it.
+
+    >>> vllm_key("vision_tower.encoder.layers.0.mlp.fc1.weight")
+    'vision_tower.vision_model.encoder.layers.0.mlp.fc1.weight'
+    >>> vllm_key("vision_tower.vision_model.embeddings.patch_embedding.weight")
+    'vision_tower.vision_model.embeddings.patch_embedding.weight'
+    >>> vllm_key("multi_modal_projector.linear_1.bias")
+    'multi_modal_projector.linear_1.bias'
+    """
+    prefix = "vision_tower."
+    if name.startswith(prefix) and name[len(prefix):].startswith(_VISION_PARTS):
+        return prefix + "vision_model." + name[len(prefix):]
+    return name
+
+
+def vllm_layout(folder: Path) -> Path:
+    """`folder`, or a cached copy with its vision weights renamed (`vllm_key`) when vLLM would
+    not find them. The copy is keyed by the files' content and written atomically."""
+    import json
+    import shutil
+    import tempfile
+
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    from halluscope.models.build_cache import cache_root, file_sha256, recipe_key
+
+    weights = sorted(folder.glob("*.safetensors"))
+    renamed = False
+    for file in weights:
+        with safe_open(str(file), "pt") as handle:
+            renamed = renamed or any(vllm_key(k) != k for k in handle.keys())
+    if not renamed:
+        return folder
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    key = recipe_key({"vllm_layout": 1, "files": {p.name: file_sha256(p) for p in files}})
+    target = cache_root() / f"vllm-{folder.name}-{key[:16]}"
+    if target.is_dir():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent))
+    try:
+        for file in files:
+            if file.suffix == ".safetensors":
+                with safe_open(str(file), "pt") as handle:
+                    tensors = {vllm_key(k): handle.get_tensor(k) for k in handle.keys()}
+                    metadata = handle.metadata() or {"format": "pt"}
+                save_file(tensors, str(staging / file.name), metadata=metadata)
+            elif file.name == "model.safetensors.index.json":
+                index = json.loads(file.read_text())
+                index["weight_map"] = {vllm_key(k): v for k, v in index["weight_map"].items()}
+                (staging / file.name).write_text(json.dumps(index, indent=2))
+            else:
+                shutil.copyfile(file, staging / file.name)
+        try:
+            staging.rename(target)
+        except OSError:
+            if not target.is_dir():  # not another process's identical copy
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def _context_length(source: str) -> int | None:

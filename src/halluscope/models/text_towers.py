@@ -151,3 +151,29 @@ def load_text_tower(name: str, gguf_path: str | Path | None = None) -> TextTower
         del config.quantization_config  # weights are plain float32 from here on
     state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     return TextTower(spec, tokenizer, config, state, path)
+
+
+def save_text_tower(name: str, out: str | Path, gguf_path: str | Path | None = None) -> Path:
+    """The text model `name` alone as a plain Hugging Face folder (float32 safetensors, its
+    tokenizer and chat template): what an OpenAI-compatible server (vLLM) can serve as an LLM
+    judge. Loading it needs nothing from the GGUF.
+    """
+    import json
+
+    from transformers import AutoModelForCausalLM
+
+    tower = load_text_tower(name, gguf_path)
+    model = AutoModelForCausalLM.from_config(tower.config, dtype="float32")
+    missing, unexpected = model.load_state_dict(tower.state_dict, strict=False)
+    if unexpected or any(not k.endswith("lm_head.weight") for k in missing):
+        raise ConfigError(f"{tower.gguf_path}: weights do not fit {name}'s config "
+                          f"(missing {missing[:3]}, unexpected {unexpected[:3]})")
+    model.tie_weights()
+    out = Path(out)
+    model.save_pretrained(out)
+    tower.tokenizer.save_pretrained(out)
+    config_file = out / "config.json"
+    config = json.loads(config_file.read_text())
+    config.pop("quantization_config", None)
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
+    return out

@@ -24,8 +24,18 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 def read_items(path: Path) -> list[dict[str, Any]]:
     """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines
-    skipped; `image` defaults to the image_id."""
+    skipped; `image` defaults to the image_id. A `halluscope caption` run directory gives its
+    captioned rows with their generated `token_ids` (teacher-forced exactly) and its prompt."""
     from halluscope.io.jsonl import read_jsonl
+
+    if path.is_dir():
+        from halluscope.generation.captioning import open_run
+
+        store = open_run(path)
+        prompt = store.manifest["config"].get("prompt")
+        return [{"image_id": r["image_id"], "image": r["image"], "caption": r["caption"],
+                 "token_ids": r["token_ids"], "prompt": prompt}
+                for r in store.rows() if r["error"] is None and r["token_ids"]]
 
     items = []
     for _, record in read_jsonl(path):
@@ -38,7 +48,8 @@ def read_items(path: Path) -> list[dict[str, Any]]:
 @app.command("signals")
 def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub id."),
             captions: Path = typer.Option(
-                ..., "--captions", help="JSON lines {image_id, image, caption[, token_ids]}."),
+                ..., "--captions", help="JSON lines {image_id, image, caption[, token_ids]}, "
+                                        "or a `caption` run directory (its generated ids)."),
             images: Optional[Path] = typer.Option(
                 None, "--images", help="Folder that relative image paths are in."),
             out: Path = typer.Option(..., "--out", help="Run directory (resumable)."),
