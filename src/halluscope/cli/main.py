@@ -55,7 +55,9 @@ def _echo_judge_stats(judge) -> None:
 def _llm_config(base_url, model, compound_model, api_key_env, concurrency, per_call, cache_dir,
                 no_json_mode, price_input, price_output) -> dict:
     return {"base_url": base_url, "model": model, "compound_model": compound_model,
-            "api_key_env": api_key_env or None, "max_concurrency": concurrency,
+            # '' or 'none' (as in `bench table3 --api-key-env none`): a keyless local server.
+            "api_key_env": None if (api_key_env or "").lower() in ("", "none") else api_key_env,
+            "max_concurrency": concurrency,
             "captions_per_call": per_call,
             "cache_dir": cache_dir, "json_mode": not no_json_mode,
             "price_per_million_input": price_input, "price_per_million_output": price_output}
@@ -78,7 +80,8 @@ LLM_MODEL = typer.Option("gpt-4o", "--llm-model", help="LLM judge model for step
 LLM_COMPOUND = typer.Option("gpt-4o-mini", "--llm-compound-model",
                             help="LLM judge model for step 3 (compound check).")
 LLM_KEY = typer.Option("HALLUSCOPE_LLM_API_KEY", "--llm-api-key-env",
-                       help="Environment variable holding the API key ('' for a keyless server).")
+                       help="Environment variable holding the API key ('none' for a keyless local "
+                            "server such as vLLM).")
 LLM_CONC = typer.Option(4, "--llm-concurrency", min=1)
 LLM_PER_CALL = typer.Option(6, "--llm-captions-per-call", min=1,
                             help="Captions per step-1 request (the paper uses 6).")

@@ -73,6 +73,8 @@ class VLLMBackend:
         source = str(path.resolve()) if path.is_dir() else str(model)
         family = family_for_model_type(read_model_type(source))
         processor = adapter_class(family).load_processor(source)
+        if str(device).startswith("cpu"):
+            _check_cpu_head_size(source)
         engine_folder = str(vllm_layout(Path(source))) if path.is_dir() else source
         kwargs: dict[str, Any] = {"model": engine_folder, "dtype": dtype, "seed": 0,
                                   "limit_mm_per_prompt": {"image": 1}}
@@ -194,6 +196,28 @@ def vllm_layout(folder: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def _check_cpu_head_size(source: str) -> None:
+    """vLLM's CPU attention runs only some head sizes; it fails at the first forward (with the
+    engine dead) otherwise, so say it before loading."""
+    import json
+
+    try:
+        from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
+    except ImportError:  # another vLLM layout: leave the check to vLLM
+        return
+    config_file = Path(source) / "config.json"
+    if not config_file.is_file():
+        return
+    config = json.loads(config_file.read_text())
+    text = config.get("text_config") or config
+    heads = text.get("num_attention_heads")
+    head_size = text.get("head_dim") or (text["hidden_size"] // heads if heads else None)
+    supported = CPUAttentionBackend.get_supported_head_sizes()
+    if head_size and head_size not in supported:
+        raise ConfigError(f"vLLM cannot load {source}: its CPU attention supports head sizes "
+                          f"{supported}, this model's is {head_size}")
 
 
 def _context_length(source: str) -> int | None:

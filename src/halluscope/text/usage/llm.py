@@ -439,7 +439,7 @@ def _api_key(api_key_env: str | None) -> str:
         if value:
             return value
     raise ConfigError(f"LLM judge: no API key: set {api_key_env} (or {FALLBACK_KEY_ENV}), or "
-                      f"use api_key_env=None for a local endpoint that needs none")
+                      f"pass --llm-api-key-env none (api_key_env=None) for a local endpoint that needs none")
 
 
 def _retry_after(error: openai.APIStatusError) -> float | None:
