@@ -102,6 +102,24 @@ def test_vllm_captions_equal_hf_teacher_forcing(which, tiny_llava, smol_llava, c
     assert rows["done"] == 3
 
 
+def test_vllm_on_the_ray_executor_equals_vllm_alone(tiny_llava, coco_images, tmp_path) -> None:
+    """`--executor ray --backend vllm`: each actor runs its own vLLM engine; same rows."""
+    caption_with_vllm(tiny_llava, coco_images, tmp_path / "alone", max_new_tokens=8)
+    done = here("caption", "--model", str(tiny_llava), "--images", str(coco_images), "--out",
+                str(tmp_path / "ray"), "--backend", "vllm", "--max-new-tokens", "8", "--dtype",
+                "float32", "--device", "cpu", "--executor", "ray", "--workers", "1",
+                "--batch-size", "2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    code = ("import sys; from halluscope.generation.captioning import open_run; "
+            "a, b = (open_run(p).rows() for p in sys.argv[1:]); "
+            "assert [r['token_ids'] for r in a] == [r['token_ids'] for r in b]; "
+            "print(max(abs(x - y) for r, q in zip(a, b) "
+            "for x, y in zip(r['logprobs'], q['logprobs'])))")
+    worst = float(main_env("-c", code, str(tmp_path / "alone"),
+                           str(tmp_path / "ray")).stdout.split()[-1])
+    assert worst < 1e-4
+
+
 def test_vllm_resumes_and_rejects_what_it_cannot_load(tiny_llava, coco_images,
                                                       tmp_path) -> None:
     out = tmp_path / "run"
@@ -179,7 +197,8 @@ def test_llm_judges_on_a_real_endpoint(smollm2_server, ten_captions, tmp_path) -
     env_none = ["--llm-api-key-env", "none"]
     labelled = here("label", "--captions", str(ten_captions), "--judge", "llm",
                     "--llm-base-url", smollm2_server, "--llm-model", "smollm2",
-                    "--llm-compound-model", "smollm2", "--llm-captions-per-call", "2",
+                    "--llm-compound-model", "smollm2", "--llm-captions-per-call", "1",
+                    "--llm-max-tokens", "400",
                     "--llm-cache-dir",
                     str(tmp_path / "cache"), "--out", str(tmp_path / "labels.parquet"),
                     *env_none, timeout=1800)
@@ -200,7 +219,8 @@ def test_llm_judges_on_a_real_endpoint(smollm2_server, ten_captions, tmp_path) -
     table = here("bench", "table3", "--mentions", str(tmp_path / "report" / "mentions.parquet"),
                  "--captions", str(ten_captions), "--out", str(tmp_path / "table3"),
                  "--throne-judge", "llm", "--base-url", smollm2_server, "--throne-model",
-                 "smollm2", "--repeats", "1", "--api-key-env", "none", "--cache-dir",
+                 "smollm2", "--repeats", "1", "--api-key-env", "none", "--max-tokens", "64",
+                 "--cache-dir",
                  str(tmp_path / "throne_cache"), timeout=1800)
     print(table.stdout[-2000:], table.stderr[-2000:])
     assert table.returncode == 0, table.stderr[-3000:]

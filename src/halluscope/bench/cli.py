@@ -237,6 +237,9 @@ def table3_command(
                                    help="LLM judge reply cache."),
     max_concurrency: int = typer.Option(4, "--max-concurrency", min=1),
     max_retries: int = typer.Option(4, "--max-retries", min=0),
+    max_tokens: Optional[int] = typer.Option(
+        None, "--max-tokens", min=1, help="LLM judge: cap on each answer's tokens (an answer "
+                                          "cut short is a counted failure)."),
     throne_prompts: Optional[Path] = typer.Option(
         None, "--throne-prompts", help="LLM judge: JSON prompt file replacing halluscope's "
                                        "default THRONE wording (e.g. THRONE's released prompts; "
@@ -252,7 +255,7 @@ def table3_command(
         if throne_judge == "llm":
             options = dict(base_url=base_url, models=tuple(throne_model or ("gpt-4o-mini",)),
                            repeats=repeats, cache_dir=cache_dir, max_retries=max_retries,
-                           max_concurrency=max_concurrency,
+                           max_concurrency=max_concurrency, max_tokens=max_tokens,
                            api_key_env=None if api_key_env.lower() == "none" else api_key_env)
         else:
             options = dict(votes=3 * repeats)

@@ -53,14 +53,15 @@ def _echo_judge_stats(judge) -> None:
 
 
 def _llm_config(base_url, model, compound_model, api_key_env, concurrency, per_call, cache_dir,
-                no_json_mode, price_input, price_output) -> dict:
+                no_json_mode, price_input, price_output, max_tokens=None) -> dict:
     return {"base_url": base_url, "model": model, "compound_model": compound_model,
             # '' or 'none' (as in `bench table3 --api-key-env none`): a keyless local server.
             "api_key_env": None if (api_key_env or "").lower() in ("", "none") else api_key_env,
             "max_concurrency": concurrency,
             "captions_per_call": per_call,
             "cache_dir": cache_dir, "json_mode": not no_json_mode,
-            "price_per_million_input": price_input, "price_per_million_output": price_output}
+            "price_per_million_input": price_input, "price_per_million_output": price_output,
+            "max_tokens": max_tokens}
 
 
 def _load_vocabulary(vocab_file: Optional[Path], replace: bool):
@@ -89,6 +90,9 @@ LLM_CACHE = typer.Option(Path(".halluscope_cache/llm"), "--llm-cache-dir")
 LLM_NO_JSON = typer.Option(False, "--llm-no-json-mode", help="For servers without response_format.")
 LLM_PRICE_IN = typer.Option(None, "--llm-price-input", help="USD per million input tokens.")
 LLM_PRICE_OUT = typer.Option(None, "--llm-price-output", help="USD per million output tokens.")
+LLM_MAX_TOKENS = typer.Option(None, "--llm-max-tokens", min=1,
+                              help="Cap on each reply's tokens (a reply cut short is a counted "
+                                   "judge failure). Default: the server's.")
 VOCAB = typer.Option(None, "--vocab", help="Extra vocabulary file (JSON or synonyms.txt layout).")
 VOCAB_REPLACE = typer.Option(False, "--replace-vocab",
                              help="Replace NAME-Bench's vocabulary instead of extending it.")
@@ -146,7 +150,8 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
           llm_concurrency: int = LLM_CONC,
           llm_captions_per_call: int = LLM_PER_CALL, llm_cache_dir: Path = LLM_CACHE,
           llm_no_json_mode: bool = LLM_NO_JSON, llm_price_input: Optional[float] = LLM_PRICE_IN,
-          llm_price_output: Optional[float] = LLM_PRICE_OUT) -> None:
+          llm_price_output: Optional[float] = LLM_PRICE_OUT,
+          llm_max_tokens: Optional[int] = LLM_MAX_TOKENS) -> None:
     """Label every object mention: usage, subtype, trigger (one Parquet row per mention)."""
     from halluscope.data.captions import read_captions
     from halluscope.io.jsonl import SkipLog
@@ -160,7 +165,7 @@ def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
                                              llm_api_key_env, llm_concurrency,
                                              llm_captions_per_call, llm_cache_dir,
                                              llm_no_json_mode, llm_price_input,
-                                             llm_price_output))
+                                             llm_price_output, llm_max_tokens))
         with progress_bar(len(records), "labelling", unit="captions") as advance:
             rows = label_job(captions, judge_obj, out, _load_vocabulary(vocab, replace_vocab),
                              records=records, skips=skips, progress=advance)
@@ -190,7 +195,8 @@ def report(captions: Path = CAPTIONS,
            llm_concurrency: int = LLM_CONC,
           llm_captions_per_call: int = LLM_PER_CALL, llm_cache_dir: Path = LLM_CACHE,
            llm_no_json_mode: bool = LLM_NO_JSON, llm_price_input: Optional[float] = LLM_PRICE_IN,
-           llm_price_output: Optional[float] = LLM_PRICE_OUT) -> None:
+           llm_price_output: Optional[float] = LLM_PRICE_OUT,
+          llm_max_tokens: Optional[int] = LLM_MAX_TOKENS) -> None:
     """Usage-aware report: CHAIR beside the claims-only hallucination rate, counts, natural rates."""
     from halluscope.jobs import usage_report_job
     from halluscope.report.markdown import usage_summary_markdown
@@ -202,7 +208,7 @@ def report(captions: Path = CAPTIONS,
                                                llm_api_key_env, llm_concurrency,
                                                llm_captions_per_call, llm_cache_dir,
                                                llm_no_json_mode, llm_price_input,
-                                               llm_price_output))
+                                               llm_price_output, llm_max_tokens))
         summary = usage_report_job(captions, annotations, out, judge_obj, chair_gt, chair_vocab,
                                    _load_vocabulary(vocab, replace_vocab), hedges_as_claims,
                                    skip_bad, bootstrap, seed)

@@ -498,7 +498,8 @@ class LLMThroneJudge:
                  cache_dir: str | Path | None = Path(".halluscope_cache/throne"),
                  max_concurrency: int = 4, max_retries: int = 4, backoff_base: float = 0.5,
                  timeout: float = 60, formats: Sequence[int] | None = None,
-                 prompts: ThronePrompts | str | Path | None = None):
+                 prompts: ThronePrompts | str | Path | None = None,
+                 max_tokens: int | None = None):
         self.prompts = _resolve_prompts(prompts)
         n = len(self.prompts.questions)
         formats = tuple(range(n)) if formats is None else tuple(formats)
@@ -516,7 +517,8 @@ class LLMThroneJudge:
                                    base_url=base_url, model=self.models[0],
                                    api_key_env=api_key_env, cache_dir=cache_dir,
                                    max_concurrency=max_concurrency, max_retries=max_retries,
-                                   backoff_base=backoff_base, timeout=timeout)
+                                   backoff_base=backoff_base, timeout=timeout,
+                                   max_tokens=max_tokens)
         self.max_concurrency = max_concurrency
         self.stats = self._caller.stats
         self._lock = threading.Lock()

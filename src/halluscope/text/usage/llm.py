@@ -122,7 +122,9 @@ class LLMJudge:
                  timeout: float = 60, cache_dir: str | Path | None = Path(".halluscope_cache/llm"),
                  price_per_million_input: float | None = None,
                  price_per_million_output: float | None = None, json_mode: bool = True,
-                 max_backoff: float = 30.0):
+                 max_backoff: float = 30.0, max_tokens: int | None = None):
+        if max_tokens is not None and max_tokens < 1:
+            raise ConfigError("LLM judge: max_tokens must be at least 1")
         if captions_per_call < 1 or max_concurrency < 1 or max_retries < 0:
             raise ConfigError("LLM judge: captions_per_call and max_concurrency must be >= 1 "
                               "and max_retries >= 0")
@@ -138,6 +140,9 @@ class LLMJudge:
         self.price_per_million_input = price_per_million_input
         self.price_per_million_output = price_per_million_output
         self.json_mode = json_mode
+        # A cap on each reply: a small local model may otherwise ramble to its context limit.
+        # A reply cut short is invalid JSON, hence a counted failure, never a label.
+        self.max_tokens = max_tokens
         api_key = _api_key(api_key_env)
         # Kept only to scrub it from error texts; never logged, hashed or stored.
         self._secret = api_key if api_key != "EMPTY" else None
@@ -378,6 +383,8 @@ class LLMJudge:
     def _request(self, model: str, messages: list[dict[str, str]]) -> tuple[str, int, int]:
         """Send one chat request; returns (reply text, prompt tokens, completion tokens)."""
         kwargs: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0}
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
         if self.json_mode:
             kwargs["response_format"] = self._response_format()
         self._count("requests")
