@@ -60,7 +60,7 @@ vllm-env: $(VLLM_STAMP)
 # The vLLM tests build their models with the main environment (transformers 5.23) and
 # teacher-force vLLM's ids there: both environments are needed.
 test-vllm: $(STAMP) $(VLLM_STAMP)
-	HALLUSCOPE_MAIN_PYTHON=$(abspath $(BIN))/python $(VLLM_BIN)/python -m pytest tests_vllm -p no:cacheprovider
+	HALLUSCOPE_MAIN_PYTHON=$(abspath $(BIN))/python $(VLLM_BIN)/python -m pytest tests_vllm -p no:cacheprovider -s
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) demo_out .pytest_cache
