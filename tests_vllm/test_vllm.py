@@ -67,11 +67,10 @@ def smol_llava(tmp_path_factory) -> Path:
     return out
 
 
-def caption_with_vllm(model: Path, images: Path, out: Path, max_new_tokens: int,
-                      *extra: str) -> dict:
+def caption_with_vllm(model: Path, images: Path, out: Path, max_new_tokens: int) -> dict:
     done = here("caption", "--model", str(model), "--images", str(images), "--out", str(out),
                 "--backend", "vllm", "--max-new-tokens", str(max_new_tokens), "--dtype",
-                "float32", "--device", "cpu", *extra)
+                "float32", "--device", "cpu")
     assert done.returncode == 0, done.stderr[-3000:]
     manifest = json.loads((out / "manifest.json").read_text())["config"]
     assert manifest["backend"] == "vllm"
