@@ -485,14 +485,6 @@ def _run_generated(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[It
     return out
 
 
-def probe_chunk(adapter: VLMAdapter, items: Sequence[Item], images: Sequence[Image.Image],
-                config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
-    """All probe answers of a few items, keyed by (index in `items`, probe name)."""
-    reqs = [r for i, (it, im) in enumerate(zip(items, images))
-            for r in build_requests(it, im, config, i, stats)]
-    return answer_requests(adapter, reqs, items, config, stats)
-
-
 def answer_requests(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
                     config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
     """The answers of built requests: closed labels scored, the others generated."""
