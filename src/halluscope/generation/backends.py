@@ -140,14 +140,13 @@ class BackendSpec:
         """Fail now, in the driver, on what would fail in every worker: vLLM not installed for
         the vllm backend, a model folder whose family has no adapter (a hub id is checked when
         it is loaded)."""
-        from halluscope.models.registry import family_for_model_type, read_model_type
+        from halluscope.models.spec import ModelSpec
 
         if self.name == "vllm":
             from halluscope.generation.vllm_backend import import_vllm
 
             import_vllm()
-        if Path(self.model).is_dir():
-            family_for_model_type(read_model_type(self.model))
+        ModelSpec(self.model).check()
 
     def load(self) -> GenerationBackend:
         return load_backend(self.name, self.model, dtype=self.dtype, device=self.device,

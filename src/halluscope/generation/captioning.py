@@ -41,7 +41,7 @@ from halluscope.generation.backends import (BackendSpec, GeneratedText, Generati
                                             HFBackend)
 from halluscope.generation.items import CaptionItem, ImageLoadError, as_items, load_image
 from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
-from halluscope.runs.executor import ExecutorConfig, run_batches
+from halluscope.runs.executor import ExecutorConfig, check_model_placement, run_batches
 from halluscope.runs.sharding import Shard
 from halluscope.runs.store import RunStore, stored_keys
 
@@ -244,9 +244,7 @@ def _spec_or_backend(adapter: Any, max_image_side: int | None, executor: Executo
 
     if isinstance(adapter, BackendSpec):
         return adapter, None
-    if executor.kind != "local":
-        raise ConfigError(f"--executor {executor.kind} loads the model in its workers: pass a "
-                          "BackendSpec, not a loaded model")
+    check_model_placement(executor, loaded=True)
     if isinstance(adapter, VLMAdapter):
         backend: GenerationBackend = HFBackend(
             adapter, max_pixels=max_image_side ** 2 if max_image_side else None)

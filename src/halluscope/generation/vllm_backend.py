@@ -198,20 +198,25 @@ def vllm_layout(folder: Path) -> Path:
     return target
 
 
+def _text_config(source: str) -> dict[str, Any]:
+    """The text model's part of a local folder's config.json ({} for a hub id)."""
+    import json
+
+    config_file = Path(source) / "config.json"
+    if not config_file.is_file():
+        return {}
+    config = json.loads(config_file.read_text())
+    return config.get("text_config") or config
+
+
 def _check_cpu_head_size(source: str) -> None:
     """vLLM's CPU attention runs only some head sizes; it fails at the first forward (with the
     engine dead) otherwise, so say it before loading."""
-    import json
-
     try:
         from vllm.v1.attention.backends.cpu_attn import CPUAttentionBackend
     except ImportError:  # another vLLM layout: leave the check to vLLM
         return
-    config_file = Path(source) / "config.json"
-    if not config_file.is_file():
-        return
-    config = json.loads(config_file.read_text())
-    text = config.get("text_config") or config
+    text = _text_config(source)
     heads = text.get("num_attention_heads")
     head_size = text.get("head_dim") or (text["hidden_size"] // heads if heads else None)
     supported = CPUAttentionBackend.get_supported_head_sizes()
@@ -221,14 +226,7 @@ def _check_cpu_head_size(source: str) -> None:
 
 
 def _context_length(source: str) -> int | None:
-    import json
-
-    config_file = Path(source) / "config.json"
-    if not config_file.is_file():
-        return None
-    config = json.loads(config_file.read_text())
-    text = config.get("text_config") or config
-    value = text.get("max_position_embeddings")
+    value = _text_config(source).get("max_position_embeddings")
     return int(value) if value else None
 
 

@@ -633,11 +633,13 @@ def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | 
     that each worker loads). `images[i]` None is read from `items[i].image`. `on_rows` gets
     each batch's rows as they come (in the order batches finish), to be written at once.
     """
+    from halluscope.models.spec import ModelSpec
     from halluscope.runs.executor import ExecutorConfig, run_batches
 
     executor = executor or ExecutorConfig()
     stats = stats if stats is not None else ProbeStats()
-    job = ProbeJob(model, config, model_name)
+    loaded = not isinstance(model, ModelSpec)
+    job = ProbeJob(None if loaded else model, config, model_name)
     size = config.batch_size
     batches = [(start, list(zip(items[start:start + size], images[start:start + size])))
                for start in range(0, len(items), size)]
@@ -649,9 +651,6 @@ def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | 
         if on_rows is not None:
             on_rows(result.rows)
 
-    from halluscope.models.spec import ModelSpec
-
-    loaded = not isinstance(model, ModelSpec)
     run_batches(job, batches, executor, collect,
                 worker=ProbeWorker(job, model) if loaded else None)
     return [row for tag in sorted(done) for row in done[tag]]

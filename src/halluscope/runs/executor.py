@@ -90,6 +90,7 @@ def run_batches(job: BatchJob, batches: Sequence[Any], config: ExecutorConfig,
 
     `worker` (local only) is an already loaded worker, used instead of `job.load_worker()`.
     """
+    check_model_placement(config, loaded=worker is not None)
     if not batches:  # nothing to do: no model is loaded, no cluster started
         return
     if config.kind == "local":
@@ -98,6 +99,20 @@ def run_batches(job: BatchJob, batches: Sequence[Any], config: ExecutorConfig,
             on_result(run(job.prepare(batch)))
         return
     _run_on_ray(job, batches, config, on_result)
+
+
+def check_model_placement(config: ExecutorConfig, loaded: bool) -> None:
+    """A model already loaded in this process can only run here: Ray's actors load their own
+    from a spec (`ModelSpec`, `BackendSpec`).
+
+    >>> check_model_placement(ExecutorConfig("ray"), loaded=True)
+    Traceback (most recent call last):
+    ...
+    halluscope.errors.ConfigError: --executor ray loads the model in its workers: pass a ModelSpec or BackendSpec, not a loaded model
+    """
+    if loaded and config.kind != "local":
+        raise ConfigError(f"--executor {config.kind} loads the model in its workers: pass a "
+                          "ModelSpec or BackendSpec, not a loaded model")
 
 
 class _Packet:
@@ -119,11 +134,7 @@ class _Prepare:
 class _Worker:
     """One Ray actor: loads the model once, then runs prepared batches."""
 
-    def __init__(self, job: BatchJob, threads: int | None):
-        if threads:
-            import torch
-
-            torch.set_num_threads(threads)
+    def __init__(self, job: BatchJob):
         self.run = job.load_worker()
 
     def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +166,7 @@ def _run_on_ray(job: BatchJob, batches: Sequence[Any], config: ExecutorConfig,
                                      "MKL_NUM_THREADS": str(threads)}} if threads else None)
         with warnings.catch_warnings():  # max_restarts is passed the old way (Ray >= 2.60)
             warnings.simplefilter("ignore")
-            data = data.map(_Worker, fn_constructor_args=(job, threads),
+            data = data.map(_Worker, fn_constructor_args=(job,),
                             compute=ray.data.ActorPoolStrategy(size=config.workers),
                             num_cpus=1, num_gpus=config.gpus_per_worker or None,
                             runtime_env=runtime_env,

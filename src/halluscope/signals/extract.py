@@ -35,7 +35,7 @@ from halluscope.errors import ConfigError, InputError
 from halluscope.generation.captioning import DEFAULT_PROMPT  # NAME-Bench's prompt
 from halluscope.io.atomic import write_json_atomic
 from halluscope.models.spec import ModelSpec
-from halluscope.runs.executor import ExecutorConfig, run_batches
+from halluscope.runs.executor import ExecutorConfig, check_model_placement, run_batches
 from halluscope.runs.sharding import Shard
 from halluscope.runs.store import RunStore, stored_keys
 from halluscope.signals.alignment import TokenAlignment, align_mentions
@@ -464,10 +464,8 @@ def extract_signals(adapter: VLMAdapter | ModelSpec, items: Sequence[Mapping[str
     out = Path(out_dir)
     if isinstance(adapter, ModelSpec):
         spec, worker_adapter = adapter, None
-    elif executor.kind != "local":
-        raise ConfigError(f"--executor {executor.kind} loads the model in its workers: pass a "
-                          "ModelSpec, not a loaded model")
     else:
+        check_model_placement(executor, loaded=True)
         spec, worker_adapter = None, adapter
     job = SignalsJob(spec, prompt, config, str(images_dir) if images_dir is not None else None,
                      vocabulary)
