@@ -61,6 +61,7 @@ def progress_bar(total: int | None, description: str, unit: str = "items") -> It
 
 # Where the model-side commands (caption, signals, prism probe, prism entangle) run: one
 # declaration of each option, shared by all of them.
+BACKEND = typer.Option("hf", "--backend", help="Generation backend: hf (transformers) or vllm.")
 EXECUTOR = typer.Option("local", "--executor",
                         help="local (this process) or ray (a Ray Data pipeline: CPU tasks read "
                              "and decode images, an actor pool runs the model).")

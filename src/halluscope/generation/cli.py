@@ -14,8 +14,8 @@ from typing import Optional
 
 import typer
 
-from halluscope.cli.common import (EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS, SHARD,
-                                   WORKERS, executor_options, progress_bar, user_errors)
+from halluscope.cli.common import (BACKEND, EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS,
+                                   SHARD, WORKERS, executor_options, progress_bar, user_errors)
 from halluscope.errors import ConfigError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False,
@@ -45,8 +45,7 @@ def caption_command(
     max_image_side: Optional[int] = typer.Option(
         None, "--max-image-side", min=1,
         help="Shrink images whose longer side is larger (Qwen: also max_pixels = side²)."),
-    backend: str = typer.Option("hf", "--backend", help="Generation backend: hf "
-                                                        "(transformers) or vllm."),
+    backend: str = BACKEND,
     executor: str = EXECUTOR, workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
     ray_address: Optional[str] = RAY_ADDRESS, num_shards: int = NUM_SHARDS, shard: int = SHARD,
 ) -> None:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from halluscope.cli.common import (EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS, SHARD,
-                                   WORKERS, executor_options, user_errors)
+from halluscope.cli.common import (BACKEND, EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS,
+                                   SHARD, WORKERS, executor_options, user_errors)
 
 if TYPE_CHECKING:
     from halluscope.prism.probes import ProbeConfig
@@ -180,10 +180,13 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
           device: str = DEVICE, dtype: str = DTYPE, executor: str = EXECUTOR,
           workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
           ray_address: str = RAY_ADDRESS, num_shards: int = NUM_SHARDS,
-          shard: int = SHARD) -> None:
+          shard: int = SHARD, backend: str = BACKEND) -> None:
     """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
     (resumable: items already written are skipped; shards of a job array write under
-    <model>/.shards/, gathered by the same command without --num-shards)."""
+    <model>/.shards/, gathered by the same command without --num-shards). With --backend vllm
+    the generated answers (open questions, the grounding re-check) come from vLLM; the
+    closed options are still scored by transformers."""
+    from halluscope.generation.backends import BackendSpec
     from halluscope.models.spec import ModelSpec
     from halluscope.prism.datasets import load_dataset
     from halluscope.prism.probe_store import probe_into
@@ -199,8 +202,14 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
         target = out / model_name / f"{dataset.value}.jsonl"
         spec = ModelSpec(str(model), dtype=dtype, device=device)
         spec.check()
+        generator = None
+        if backend != "hf":
+            generator = BackendSpec(backend, str(model), device=device,
+                                    dtype=None if dtype == "auto" else dtype)
+            generator.check()
         result = probe_into(target, spec, items, config, model_name, run_on, part,
-                            skipped_row=skipped_row, missing=set(ds.missing_images))
+                            skipped_row=skipped_row, missing=set(ds.missing_images),
+                            generator=generator)
     stats = result["stats"]
     typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={result['probed']} "
                f"already_done={result['already_done']} "

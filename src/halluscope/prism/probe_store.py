@@ -80,11 +80,12 @@ def gather_shards(target: Path) -> int:
 def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeConfig,
                model_name: str, executor: ExecutorConfig = ExecutorConfig(),
                shard: Shard = Shard(), skipped_row: Callable[[Item], dict] | None = None,
-               missing: set[str] = frozenset()) -> dict[str, Any]:
+               missing: set[str] = frozenset(), generator: Any = None) -> dict[str, Any]:
     """Probe the items of `shard` not yet written to `target` (or its shard file).
 
-    `model` is a loaded adapter (local executor) or a `ModelSpec` (any executor). Items whose
-    id is in `missing` get `skipped_row(item)` instead of being probed. Returns counts.
+    `model` is a loaded adapter (local executor) or a `ModelSpec` (any executor); `generator`
+    a `BackendSpec` for open answers (see `probe_all`). Items whose id is in `missing` get
+    `skipped_row(item)` instead of being probed. Returns counts.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
     gathered = gather_shards(target) if shard.count == 1 else 0
@@ -99,7 +100,7 @@ def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeCon
         for it in skip:
             _write(fh, [skipped_row(it)] if skipped_row else [])
         probe_all(model, todo, [None] * len(todo), config, model_name, executor,
-                  on_rows=lambda rows: _write(fh, rows), stats=stats)
+                  on_rows=lambda rows: _write(fh, rows), stats=stats, generator=generator)
     return {"items": len(items), "shard_items": len(mine), "probed": len(todo),
             "already_done": sum(1 for it in mine if it.item_id in done),
             "missing_images": sum(1 for it in mine if it.item_id in missing),

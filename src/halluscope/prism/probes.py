@@ -34,6 +34,9 @@ probabilities from raw logits, EOS never included):
   forward), so Delta c in P_g compares like with like. An unparsed response keeps the
   geometric mean of its generated tokens as confidence and counts as a flip.
 * Open answers (VizWiz) are generated; c is the geometric mean over the generated tokens.
+  Generation goes through a `GenerationBackend`: transformers by default, vLLM with
+  `--backend vllm` (`ProbeJob.generator`); the closed options are always scored by the
+  transformers model, which needs the logits of every option.
 
 Rows carry the released schema's field names (`model_prediction`, `scalar_confidence`,
 `v_per_perturbation`, `lp_*`, `cot_*`, `negation_*`, `relation_*`) so `results.probe_set`
@@ -48,6 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
+from halluscope.generation.backends import GeneratedText, GenerationBackend, HFBackend
 from halluscope.prism.answers import labels_for, score
 from halluscope.prism.datasets import DATASET_NAMES, TASK_TYPES, Item
 from halluscope.prism.perturb import PERTURBATION_NAMES, blank_image, visual_perturbations
@@ -346,23 +350,19 @@ def score_options(adapter: VLMAdapter, images: Sequence[Image.Image], prompts: S
     return results
 
 
-def generation_confidence(token_ids: Sequence[int], logits: Any, eos_ids: Iterable[int]) -> float:
-    """Geometric-mean probability of the generated tokens from the raw logits, EOS excluded;
-    0.0 for an empty answer."""
-    import torch
+def generation_confidence(generated: GeneratedText) -> float:
+    """Geometric-mean probability of the generated tokens (log-probabilities from the raw
+    logits), the closing EOS excluded; 0.0 for an empty answer.
 
-    eos = set(eos_ids)
-    keep = [j for j, t in enumerate(token_ids) if t not in eos]
-    if not keep or logits is None:
+    >>> import math
+    >>> round(generation_confidence(GeneratedText([5, 6, 2], "a b", [math.log(0.5),
+    ...       math.log(0.2), math.log(0.9)], "eos")), 4)
+    0.3162
+    """
+    logprobs = generated.logprobs[:-1] if generated.finish_reason == "eos" else generated.logprobs
+    if not logprobs:
         return 0.0
-    logp = torch.log_softmax(logits.float(), dim=-1)
-    total = sum(float(logp[j, token_ids[j]]) for j in keep)
-    return math.exp(total / len(keep))
-
-
-def _eos_ids(adapter: VLMAdapter) -> set[int]:
-    eos = adapter.model.generation_config.eos_token_id
-    return set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    return math.exp(sum(logprobs) / len(logprobs))
 
 
 def _label_position(text: str, label: str, leading: bool) -> tuple[int, str]:
@@ -445,20 +445,20 @@ def _run_closed(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item]
     return out
 
 
-def _run_generated(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
-                   config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
+def _run_generated(adapter: VLMAdapter, generator: GenerationBackend, reqs: list[_Request],
+                   items: Sequence[Item], config: ProbeConfig,
+                   stats: ProbeStats) -> dict[tuple[int, str], Answer]:
     from halluscope.prism.answers import parse_answer
 
-    eos = _eos_ids(adapter)
     out: dict[tuple[int, str], Answer] = {}
     rescore: list[tuple[_Request, str, str, str]] = []  # request, label, prefix, surface
     for chunk in _chunks(reqs, config.batch_size):
-        gens = adapter.generate([r.image for r in chunk], [r.prompt for r in chunk],
-                                max_new_tokens=config.max_new_tokens, return_logits=True)
+        gens = generator.generate([r.image for r in chunk], [r.prompt for r in chunk],
+                                  max_new_tokens=config.max_new_tokens)
         stats.n_generated += len(chunk)
         for r, g in zip(chunk, gens):
             item = items[r.item]
-            conf = generation_confidence(g.token_ids, g.logits, eos)
+            conf = generation_confidence(g)
             pred = parse_answer(g.text, item.answer_type)
             out[(r.item, r.probe)] = Answer(g.text, pred, conf)
             if item.closed and pred:
@@ -486,12 +486,16 @@ def _run_generated(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[It
 
 
 def answer_requests(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
-                    config: ProbeConfig, stats: ProbeStats) -> dict[tuple[int, str], Answer]:
-    """The answers of built requests: closed labels scored, the others generated."""
+                    config: ProbeConfig, stats: ProbeStats,
+                    generator: GenerationBackend | None = None
+                    ) -> dict[tuple[int, str], Answer]:
+    """The answers of built requests: closed labels scored by `adapter`, the others generated
+    by `generator` (default: `adapter` through transformers; `--backend vllm`: vLLM)."""
     closed = [r for r in reqs if items[r.item].closed and r.probe != "grounding"]
     generated = [r for r in reqs if not (items[r.item].closed and r.probe != "grounding")]
     answers = _run_closed(adapter, closed, items, config, stats)
-    answers.update(_run_generated(adapter, generated, items, config, stats))
+    answers.update(_run_generated(adapter, generator or HFBackend(adapter), generated, items,
+                                  config, stats))
     return answers
 
 
@@ -589,6 +593,9 @@ class ProbeJob:
     model: Any  # a ModelSpec (or anything with .load() -> VLMAdapter); None with a loaded worker
     config: ProbeConfig
     model_name: str = ""
+    # Open answers through another engine (`BackendSpec("vllm", ...)`); the options of closed
+    # answers are still scored by `model`, which also rescores a generated label.
+    generator: Any = None
 
     def prepare(self, batch: tuple[int, Sequence[tuple[Item, Image.Image | None]]]
                 ) -> ProbeBatch:
@@ -601,18 +608,22 @@ class ProbeJob:
         return ProbeBatch(tag, items, reqs, stats)
 
     def load_worker(self) -> ProbeWorker:
-        return ProbeWorker(self, self.model.load())
+        return ProbeWorker(self, self.model.load(),
+                           self.generator.load() if self.generator is not None else None)
 
 
 class ProbeWorker:
     """Answers a prepared batch's requests and builds its rows, in item order."""
 
-    def __init__(self, job: ProbeJob, adapter: VLMAdapter):
+    def __init__(self, job: ProbeJob, adapter: VLMAdapter,
+                 generator: GenerationBackend | None = None):
         self.job, self.adapter = job, adapter
+        self.generator = generator or HFBackend(adapter)
 
     def __call__(self, batch: ProbeBatch) -> ProbeBatch:
         stats, config = batch.stats, self.job.config
-        answers = answer_requests(self.adapter, batch.requests, batch.items, config, stats)
+        answers = answer_requests(self.adapter, batch.requests, batch.items, config, stats,
+                                  self.generator)
         rows = []
         for i, item in enumerate(batch.items):
             per_item = {probe: a for (k, probe), a in answers.items() if k == i}
@@ -628,18 +639,21 @@ def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | 
               config: ProbeConfig, model_name: str = "",
               executor: ExecutorConfig | None = None,
               on_rows: Callable[[list[dict[str, Any]]], None] | None = None,
-              stats: ProbeStats | None = None) -> list[dict[str, Any]]:
+              stats: ProbeStats | None = None,
+              generator: Any = None) -> list[dict[str, Any]]:
     """Rows of `items` in item order, on any executor (`model`: an adapter, or a `ModelSpec`
     that each worker loads). `images[i]` None is read from `items[i].image`. `on_rows` gets
     each batch's rows as they come (in the order batches finish), to be written at once.
+    `generator`, a `BackendSpec` loaded where the work runs, generates the open answers
+    instead of `model` (`--backend vllm`).
     """
     from halluscope.models.spec import ModelSpec
-    from halluscope.runs.executor import ExecutorConfig, run_batches
+    from halluscope.runs.executor import ExecutorConfig, check_model_placement, run_batches
 
     executor = executor or ExecutorConfig()
     stats = stats if stats is not None else ProbeStats()
     loaded = not isinstance(model, ModelSpec)
-    job = ProbeJob(None if loaded else model, config, model_name)
+    job = ProbeJob(None if loaded else model, config, model_name, generator)
     size = config.batch_size
     batches = [(start, list(zip(items[start:start + size], images[start:start + size])))
                for start in range(0, len(items), size)]
@@ -651,8 +665,11 @@ def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | 
         if on_rows is not None:
             on_rows(result.rows)
 
-    run_batches(job, batches, executor, collect,
-                worker=ProbeWorker(job, model) if loaded else None)
+    check_model_placement(executor, loaded)
+    worker = None
+    if loaded and batches:
+        worker = ProbeWorker(job, model, generator.load() if generator is not None else None)
+    run_batches(job, batches, executor, collect, worker=worker)
     return [row for tag in sorted(done) for row in done[tag]]
 
 

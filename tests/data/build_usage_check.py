@@ -1,0 +1,103 @@
+"""Select the mentions of the usage check set (`usage_check.jsonl`; see its README).
+
+    python tests/data/build_usage_check.py --shared ../shared/data --out /tmp/candidates.jsonl
+
+Writes the candidate rows *with* their caption text for the labellers (a file outside the repo:
+caption text is not committed) and prints the counts. Deterministic (`random.Random(11)`).
+
+Captions the offline judge was not developed on:
+* the beam-search captions of LLaVA-1.5 and InstructBLIP (`opera_*_beam5`), all new;
+* greedy captions of the four models on lines `usage_dev.jsonl` does not use;
+* short one-line captions: the first sentence of a caption (`"variant": "first_sentence"`),
+  the style of short-caption models, from lines neither of the above picks.
+In each pool, half the mentions are drawn at random (the natural mix, which shows precision)
+and half from cue pools (words near the mention that can make it non-assertive, and hard
+negatives such as clothing phrases, "ready to", "appears to be a", quotes and "for"), so both
+classes have enough rows. The split is by caption: sha1 of "source:line" even = tuning half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+
+from halluscope.text.mentions import extract_mentions
+
+HERE = Path(__file__).parent
+CUES = re.compile(
+    r"\b(possibly|maybe|perhaps|likely|probably|might|could|may|appears?|seems?|suggest\w*|"
+    r"looks? like|unclear|not sure|whether|if|picture|painting|photo\w*|drawing|poster|statue|"
+    r"sculpture|figurine|toy|stuffed|logo|sign|print\w*|shaped|image of|depict\w*|for|waiting|"
+    r"looking|ready|designed|used|meant|intended|no|not|without|lack\w*|absen\w*|neither|nor|"
+    r"none|empty|n't|usually|typically|often|popular|such as|in a|wearing|shirt|jacket|dress|"
+    r"\"|“|”)\b", re.IGNORECASE)
+
+
+def split_of(source: str, line: int) -> str:
+    digest = hashlib.sha1(f"{source}:{line}".encode()).hexdigest()
+    return "tune" if int(digest, 16) % 2 == 0 else "check"
+
+
+def first_sentence(caption: str) -> str:
+    match = re.search(r"(?<=[.!?])\s|\n", caption.strip())
+    return caption.strip()[:match.start()] if match else caption.strip()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", type=Path, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--per-pool", type=int, default=300, help="mentions per pool and half")
+    args = ap.parse_args()
+    rng = random.Random(11)
+    dev_lines = {(r["source"], r["line"]) for r in map(json.loads, (HERE / "usage_dev.jsonl")
+                                                        .read_text().splitlines())}
+    captions = args.shared / "captions"
+    pools: dict[str, list[dict]] = {"beam": [], "greedy": [], "short": []}
+    used_lines: set[tuple[str, int]] = set()
+    files = sorted((captions / "beam_search").glob("opera_*_beam5.jsonl")) + sorted(
+        captions.glob("opera_*_greedy.jsonl"))
+    texts: dict[tuple[str, int], str] = {}
+    for path in files:
+        for line, raw in enumerate(path.read_text().splitlines()):
+            texts[(path.stem, line)] = json.loads(raw)["caption"]
+    keys = sorted(texts)
+    rng.shuffle(keys)
+    for source, line in keys:
+        if (source, line) in dev_lines:
+            continue
+        pool = "beam" if source.endswith("beam5") else "greedy"
+        # A caption gives its full text to one pool or its first sentence to "short".
+        variant = "full" if rng.random() < 0.6 else "first_sentence"
+        text = texts[(source, line)] if variant == "full" else first_sentence(texts[(source, line)])
+        for m in extract_mentions(text):
+            window = text[max(0, m.start - 60):m.end + 40]
+            pools["short" if variant == "first_sentence" else pool].append({
+                "source": source, "line": line, "variant": variant, "start": m.start,
+                "end": m.end, "word": m.word, "category": m.category,
+                "cue": bool(CUES.search(window)), "caption": text,
+                "split": split_of(source, line)})
+    chosen = []
+    for name, rows in pools.items():
+        for cue in (False, True):
+            part = [r for r in rows if r["cue"] == cue]
+            rng.shuffle(part)
+            chosen += part[:args.per_pool]
+    chosen.sort(key=lambda r: (r["source"], r["line"], r["variant"], r["start"]))
+    for k, row in enumerate(chosen):
+        row["id"] = k
+        used_lines.add((row["source"], row["line"]))
+    args.out.write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    by = {}
+    for r in chosen:
+        by[(r["split"], "short" if r["variant"] != "full" else r["source"].split("_")[-1])] = \
+            by.get((r["split"], "short" if r["variant"] != "full" else r["source"].split("_")[-1]), 0) + 1
+    print(len(chosen), "mentions from", len(used_lines), "captions;", by)
+
+
+if __name__ == "__main__":
+    main()
