@@ -23,6 +23,7 @@ import hashlib
 import json
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 from halluscope.text.mentions import extract_mentions
@@ -35,6 +36,15 @@ CUES = re.compile(
     r"looking|ready|designed|used|meant|intended|no|not|without|lack\w*|absen\w*|neither|nor|"
     r"none|empty|n't|usually|typically|often|popular|such as|in a|wearing|shirt|jacket|dress|"
     r"\"|“|”)\b", re.IGNORECASE)
+# Tighter cues, just before the mention in its sentence, for the third pool ("tight"): the first
+# two pools hold too few non-assertive mentions to measure their recall and precision.
+TIGHT_CUES = re.compile(
+    r"\b(possibly|perhaps|maybe|likely|probably|may be|might be|could be|appears? to|seems? to|"
+    r"what appears|what looks|unclear|whether|pictures? of|paintings? of|photos? of|images? of|"
+    r"posters?|drawings?|statues?|sculptures?|figurines?|toys?|stuffed|logos?|signs?|prints?|"
+    r"shaped|for (?:people|someone|a|an|the|their|his|her)|waiting for|looking for|ready to|"
+    r"designed|used for|meant|no|not|without|neither|nor|absence|lack|usually|typically|often|"
+    r"popular|such as)\b[^.!?\n]{0,40}$", re.IGNORECASE)
 
 
 def split_of(source: str, line: int) -> str:
@@ -52,6 +62,7 @@ def main() -> None:
     ap.add_argument("--shared", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--per-pool", type=int, default=300, help="mentions per pool and half")
+    ap.add_argument("--tight", type=int, default=500, help="mentions of the tight-cue pool")
     args = ap.parse_args()
     rng = random.Random(11)
     dev_lines = {(r["source"], r["line"]) for r in map(json.loads, (HERE / "usage_dev.jsonl")
@@ -91,12 +102,21 @@ def main() -> None:
     for k, row in enumerate(chosen):
         row["id"] = k
         used_lines.add((row["source"], row["line"]))
+    # The tight pool: full captions on lines no other pool took (ids after the first pools').
+    tight = [dict(r, pool="tight") for r in pools["beam"] + pools["greedy"]
+             if (r["source"], r["line"]) not in used_lines
+             and TIGHT_CUES.search(r["caption"][max(0, r["start"] - 60):r["start"]])]
+    rng.shuffle(tight)
+    tight = sorted(tight[:args.tight], key=lambda r: (r["source"], r["line"], r["start"]))
+    for k, row in enumerate(tight, start=len(chosen)):
+        row["id"] = k
+    chosen += tight
     args.out.write_text("".join(json.dumps(r) + "\n" for r in chosen))
-    by = {}
-    for r in chosen:
-        by[(r["split"], "short" if r["variant"] != "full" else r["source"].split("_")[-1])] = \
-            by.get((r["split"], "short" if r["variant"] != "full" else r["source"].split("_")[-1]), 0) + 1
-    print(len(chosen), "mentions from", len(used_lines), "captions;", by)
+    counts = Counter((r["split"], r.get("pool") or ("short" if r["variant"] != "full"
+                                                    else r["source"].split("_")[-1]))
+                     for r in chosen)
+    captions_used = len({(r["source"], r["line"], r["variant"]) for r in chosen})
+    print(len(chosen), "mentions from", captions_used, "captions;", dict(sorted(counts.items())))
 
 
 if __name__ == "__main__":

@@ -110,11 +110,16 @@ class OfflineJudge:
         if len(captions) != len(mentions):
             raise ValueError("captions and mentions must have the same length")
         disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        docs = self.nlp.pipe(captions, batch_size=self.batch_size, disable=disabled)
-        return [self._label_doc(doc, list(ms)) for doc, ms in zip(docs, mentions)]
+        docs = self.nlp.pipe((unwrap_quotes(c) for c in captions), batch_size=self.batch_size,
+                             disable=disabled)
+        return [self._label_doc(doc, caption, list(ms))
+                for doc, caption, ms in zip(docs, captions, mentions)]
 
-    def _label_doc(self, doc: Doc, mentions: list[Mention]) -> list[UsageLabel | JudgeFailure]:
+    def _label_doc(self, doc: Doc, caption: str, mentions: list[Mention]
+                   ) -> list[UsageLabel | JudgeFailure]:
         asserted: set[str] = set()  # categories the caption has asserted so far
+        asserted_words: set[str] = set()
+        depicted: set[str] = set()  # categories mentioned only as depictions so far
         order = sorted(range(len(mentions)), key=lambda k: mentions[k].start)
         results: dict[int, UsageLabel | JudgeFailure] = {}
         for k in order:
@@ -125,13 +130,89 @@ class OfflineJudge:
                                           error=f"mention {mention.word!r} not in caption")
                 continue
             decision = classify(span, mention.category)
-            if (decision.usage == "non_assertive" and decision.subtype != "depictive"
-                    and mention.category in asserted and _is_definite(span.root)):
+            if (decision.usage == "non_assertive" and _refers_back(span.root, mention, asserted,
+                                                                   asserted_words)
+                    and (decision.subtype != "depictive" or _beside_content(span.root))):
                 decision = _Decision("existential", reason="anaphor")
+            elif (decision.subtype in ("purpose", "generic") and mention.category in asserted
+                    and _is_modifier(span)):
+                # "a setting for the boy's kite-flying adventure" after the kite was asserted.
+                decision = _Decision("existential", reason="asserted-modifier")
+            elif (decision.reason == "hedge-scope" and mention.category in asserted
+                    and span.root.dep_ in ("attr", "oprd") and _re_describes(span.root)):
+                # "There is a bottle ... It appears to be a water bottle": the kind of an
+                # asserted object is hedged, not the object.
+                decision = _Decision("existential", reason="type-hedge")
+            elif (decision.usage == "existential" and decision.reason is None
+                    and mention.category in depicted - asserted
+                    and (pointer := _points_back(span.root)) is not None):
+                # "a sticker of two cats on it. One cat is peeking out": the same depiction.
+                decision = _Decision("non_assertive", "depictive",
+                                     _chars(pointer, span.root), "depicted-before")
+            if decision.subtype == "depictive":
+                depicted.add(mention.category)
             if decision.usage == "existential":
                 asserted.add(mention.category)
-            results[k] = _to_label(doc.text, mention, decision, self.name)
+                asserted_words.add(mention.word.lower())
+            results[k] = _to_label(caption, mention, decision, self.name)
         return [results[k] for k in range(len(mentions))]
+
+
+def unwrap_quotes(caption: str) -> str:
+    """The caption with quotation marks around the whole of it blanked (offsets kept): a quoted
+    caption is the model's answer in quotes, not written text in the scene.
+
+    >>> unwrap_quotes('"A dog on a sign."'), unwrap_quotes('A sign reading "No dogs".')
+    (' A dog on a sign. ', 'A sign reading "No dogs".')
+    """
+    text = caption.rstrip()
+    first, last = len(caption) - len(caption.lstrip()), len(text) - 1
+    if last > first and text[last] in ".!" and text[last - 1] in '"”':
+        last -= 1  # "A dog.". or "A dog".
+    if last <= first or caption[first] not in '"“' or caption[last] not in '"”' or any(
+            q in caption[first + 1:last] for q in '"“”'):
+        return caption  # not wrapped, or several quoted parts: keep them
+    return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
+
+
+def _beside_content(token: Token) -> bool:
+    """A mention in a depiction's scope but not its content: "photographs of a man inside the
+    suitcase" (the suitcase), unlike "a picture of the cat"."""
+    return token.dep_ == "pobj" and token.head.lower_ not in ("of", "with", "like")
+
+
+def _is_modifier(span: Span) -> bool:
+    """The mention modifies another word: "kite-flying", "boat owners"."""
+    doc = span.doc
+    hyphened = span.end + 1 < len(doc) and doc[span.end].text == "-"
+    return hyphened or span.root.dep_ in ("compound", "amod", "nmod")
+
+
+def _re_describes(attr: Token) -> bool:
+    """ "It appears to be a water bottle": a subject that is there already (not "there appears
+    to be another person")."""
+    subject = _subject_of(attr.head)
+    return subject is not None and subject.dep_ != "expl" and not any(
+        c.lower_ in ("another", "other") for c in attr.children)
+
+
+def _points_back(token: Token) -> Token | None:
+    """The word that picks out one of the things just mentioned: "one cat", "another"."""
+    return next((c for c in token.children if c.lower_ in ("one", "another", "other", "both",
+                                                            "each")
+                 and c.dep_ in ("det", "nummod", "amod")), None)
+
+
+def _refers_back(token: Token, mention: Mention, asserted: set[str],
+                 asserted_words: set[str]) -> bool:
+    """A definite mention of something asserted before: "the cat" after "a cat" (any word of the
+    category), "his dog" after "a dog" (a possessive only with the same word: "a woman ... a gift
+    for her child" introduces the child)."""
+    if mention.category not in asserted or not _is_definite(token):
+        return False
+    article = any(c.dep_ in ("det", "predet") and c.lower_ in lex.DEFINITE_ARTICLES
+                  for c in token.children)
+    return article or mention.word.lower() in asserted_words
 
 
 def _to_label(text: str, mention: Mention, decision: _Decision, judge: str) -> UsageLabel:
@@ -209,6 +290,22 @@ def _np_top(root: Token) -> Token:
             return top
 
 
+def _own_definite(root: Token, top: Token) -> bool:
+    """Whether the mention's own phrase is definite: "the presence of pedestrians" and "the
+    puppy or other dogs" do not make the pedestrians or the other dogs definite."""
+    if _is_definite(root):
+        return True
+    shares_determiner = root.dep_ == "conj" and not any(
+        c.dep_ in ("det", "amod", "nummod", "poss") for c in root.children)
+    return top.lower_ not in lex.PRESENCE_HEADS and (top is root or shares_determiner) and \
+        _is_definite(top)
+
+
+def _is_possessed(token: Token) -> bool:
+    """ "his racket", "the man's phone": a possessive presupposes its noun."""
+    return any(c.dep_ == "poss" for c in token.children)
+
+
 def _has_own_determiner(token: Token) -> bool:
     return any(c.dep_ in ("det", "nummod", "poss") for c in token.children)
 
@@ -258,6 +355,8 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS:
         return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
+    if category == "bed" and span.end < len(doc) and doc[span.end].lower_ == "of":
+        return _Decision("not_object", cue=_chars(root, doc[span.end]), reason="bed-of")
     if category == "orange" and _is_colour(root):
         return _Decision("not_object", cue=_chars(root, root), reason="colour")
     if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
@@ -278,6 +377,12 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     head = root.head
     if head.lower_ in lex.CAPTION_VERBS:
         return None  # a verb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing
+    after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
+    if head.lower_.endswith("ing") and after is not None and after.tag_ in ("IN", "RB", "RP"):
+        return None  # "a zebra standing on the hill": a participle mis-tagged as a noun
+    if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ == "CD"
+           for t in root.doc[root.i + 1:head.i]):
+        return None  # "a couch and two armchairs": a mis-parse across a coordination
     if root.lower_ in lex.ACTIVITY_MODIFIERS:
         return _Decision("not_object", cue=_chars(root, head), reason="activity-modifier")
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS:
@@ -320,7 +425,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     for child in root.children:  # "a man on the screen"
         if child.dep_ == "prep" and child.lower_ in ("on", "in"):
             for obj in child.children:
-                if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS:
+                if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS and not (
+                        child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
     return None
@@ -338,6 +444,11 @@ def _depiction_step(child: Token, head: Token, category: str
         if noun.lower_ in lex.DEPICTION_NOUNS and noun.lower_ not in lex.NOT_CONTENT_OF \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
+    if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
+        return head.head, head, "shaped-like"  # "a cake shaped like a car"
+    if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
+            and head.head.head.lower_ == "in":
+        return head.head.head, head, "in-the-shape-of"
     if child.dep_ == "pobj" and head.lower_ == "with":
         anchor = head.head
         if anchor.lower_ in lex.DECORATION_VERBS and category in \
@@ -371,6 +482,9 @@ def _frame_in_scene(noun: Token) -> bool:
         return False
     if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
         return False
+    if any(t.dep_ == "pobj" and t.lower_ in lex.HANGING_SURFACES and t.head.lower_ in ("on", "in")
+           or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree):
+        return True  # "a picture of a cat on the wall": a thing in the scene
     start = _sentence_start(noun)
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -389,8 +503,11 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     doc = span.doc
     for token in doc[root.left_edge.i:span.start]:
         word = token.lower_
-        if word in lex.FAKE_MODIFIERS and token.head.i >= token.i and token.dep_ != "prep":
+        if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
+                token.head.i >= token.i and token.dep_ != "prep":
             if word in lex.MATERIAL_MODIFIERS and category not in lex.ANIMATE_CATEGORIES:
+                continue
+            if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
                 continue
             return token
     after = doc[span.end:span.end + 2]
@@ -425,15 +542,16 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                                  and token.head not in conjunct.subtree):
                     return _Decision("non_assertive", "negation", _chars(token, root),
                                      "negative-determiner")
-        if conjunct.dep_ == "conj" and _is_noun(conjunct.head) and \
-                not _has_own_determiner(conjunct):
-            for sibling in conjunct.head.children:
-                if sibling.dep_ in ("cc", "preconj") and sibling.lower_ == "nor":
-                    return _Decision("non_assertive", "negation", _chars(sibling, root),
-                                     "negative-determiner")
-            conjunct = conjunct.head
-        else:
+        if conjunct.dep_ != "conj" or not _is_noun(conjunct.head):
             break
+        for sibling in conjunct.head.children:  # "neither a cat nor a dog"
+            if sibling.dep_ in ("cc", "preconj") and sibling.lower_ == "nor" and \
+                    sibling.i < conjunct.i:
+                return _Decision("non_assertive", "negation", _chars(sibling, root),
+                                 "negative-determiner")
+        if _has_own_determiner(conjunct):
+            break
+        conjunct = conjunct.head
     top = _np_top(root)
     head = top.head
     if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
@@ -495,6 +613,8 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
                 return _Decision("non_assertive", subtype, _chars(marks[0], _clause_end(head)),
                                  "for-subject-infinitive")
         if child.dep_ == "pcomp" and head.lower_ == "for":  # "for operating a television"
+            if _is_possessed(top):
+                return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
         if child.dep_ == "pobj" and head.lower_ == "for":
             decision = _for_phrase(head, root)
@@ -508,6 +628,9 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
             governor = head.head
             if governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
                     head.dep_ in ("acl", "relcl") and _is_noun(governor)):
+                if _is_possessed(top):
+                    # "ready to hit the ball with his racket": his racket is presupposed.
+                    return _Decision("existential", reason="possessive-under-purpose")
                 cue = governor if governor.i < head.i else head
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
                 return _Decision("non_assertive", subtype, _chars(cue, root),
@@ -564,7 +687,66 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
+    decision = _open_question(root, top) or _alternative(root, category)
+    if decision is not None:
+        return decision
     return _predicate_hedge(root, top, category)
+
+
+def _alternative(root: Token, category: str) -> _Decision | None:
+    """One thing named two ways, "a ceramic bowl or vase", "a bus or train": neither is asserted
+    (a hedge on which object it is). "A cup or mug" (one category) asserts the cup."""
+    if root.tag_ != "NN":
+        return None
+    if root.dep_ == "conj":
+        first, second = root.head, root
+    else:
+        seconds = [c for c in root.children if c.dep_ == "conj" and c.tag_ == "NN"]
+        if not seconds:
+            return None
+        first, second = root, seconds[0]
+    if not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children) or \
+            any(c.dep_ in ("det", "nummod", "poss") for c in second.children) or \
+            not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in first.children):
+        return None
+    other = first if second.i == root.i else second
+    if _default_categories().get(other.lower_, "") == category:
+        return None
+    return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
+
+
+def _open_question(root: Token, top: Token) -> _Decision | None:
+    """Inside a "whether"/"if" clause, nothing is asserted: "it is unclear whether there is a
+    car", "I am not sure if a dog is there" (a definite phrase keeps its presupposition)."""
+    if _is_definite(top) or _is_definite(root):
+        return None
+    for _, head in _ancestors(top):
+        for child in head.children:
+            if child.dep_ == "mark" and child.lower_ in lex.OPEN_QUESTION_MARKS and \
+                    child.i < root.i:
+                return _Decision("non_assertive", "hedged", _chars(child, root), "open-question")
+    return None
+
+
+def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
+    """The hedge on a main clause whose indefinite subject it covers: an epistemic modal ("a dog
+    may be sleeping next to him") or a raising verb with a locative complement ("a horse appears
+    to be in the distance"). "A man appears to be cooking" hedges the activity, not the man."""
+    if predicate.dep_ not in ("ROOT", "conj") or _is_definite(subject) or \
+            not subject.tag_.startswith("NN"):
+        return None
+    for child in predicate.children:
+        if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
+                predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
+            return child
+    if predicate.lower_ in lex.HEDGE_VERBS:
+        for comp in predicate.children:
+            if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
+                    c.dep_ == "prep" or (c.dep_ in ("advmod", "acomp")
+                                         and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"})
+                    for c in comp.children):
+                return predicate
+    return None
 
 
 def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
@@ -609,13 +791,32 @@ def _type_hedge(np: Token, category: str) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
     duck", "the table appears to be a dining table"."""
     anchor = None
-    if np.dep_ in ("appos", "conj", "dep", "parataxis") and _is_noun(np.head):
+    while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i:
+        np = np.head  # "an object, possibly a life preserver or a piece of luggage"
+    if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head):
         anchor = np.head
     elif np.dep_ in ("attr", "oprd"):
         anchor = _subject_of(np.head)
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
-    return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN")
+    return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
+        not _other_object(anchor, category)
+
+
+def _other_object(anchor: Token, category: str) -> bool:
+    """The anchor is another thing ("a cup, possibly a dog") or too vague to be one ("an
+    object, possibly a remote")."""
+    if anchor.lower_ in lex.VAGUE_ANCHORS:
+        return True
+    other = _default_categories().get(anchor.lower_)
+    return other is not None and other != category and anchor.lower_ not in lex.GENERAL_ANCHORS
+
+
+@lru_cache(maxsize=1)
+def _default_categories() -> dict[str, str]:
+    from halluscope.vocab import Vocabulary
+
+    return dict(Vocabulary.namebench().form_to_category)
 
 
 def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None:
@@ -624,15 +825,17 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
     for child, head in _ancestors(top):
         if child.dep_ in _SUBJECT_DEPS:
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
-                    and not _is_definite(top):
+                    and not _own_definite(root, top):
                 return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
             cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
+            if cue is None and child.i == top.i:
+                cue = _hedged_subject(top, head)
             if cue is not None and not _scene_subject(head):
                 return _Decision("non_assertive", "hedged", _chars(cue, root) if cue.i < root.i
                                  else _chars(root, cue), "hedged-presence")
             return None
         if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
-                not _is_definite(top):
+                not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
         cue = _hedge_cue(head, root)
         if cue is None:
@@ -640,14 +843,19 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
                 and not (child.dep_ == "prep" and child.lower_ == "like"):
             continue  # "appears quite large compared with ...": a hedged property, not existence
-        if _scene_subject(head):
+        if _scene_subject(head) and (child.lower_ == "be" or child.dep_ == "attr"):
+            # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
+            # "the room appears to have a couch" hedges the couch.
             return _Decision("existential", reason="scene-hedge")
         if _type_hedge(top, category):
             return _Decision("existential", reason="type-hedge")
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
-        if _is_definite(top) or _is_definite(root):
-            return _Decision("existential", reason="definite-under-hedge")
+        if _is_possessed(top) or _is_possessed(root):
+            # "looking at his phone": a possessive presupposes its noun. "Likely belonging to
+            # the person ..." does not: it is asserted only if the caption asserted that person
+            # before (the anaphor rule, `_refers_back`).
+            return _Decision("existential", reason="possessive-under-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
 
@@ -715,6 +923,8 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
         return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
     clause = top.head
+    if _kind_statement(top):
+        return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
     if top.dep_ in ("nsubj", "nsubjpass") and any(
             c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for c in clause.children):
         if _habit_or_possibility(clause):
@@ -750,3 +960,15 @@ def _habit_or_possibility(verb: Token) -> bool:
         return False
     return verb.tag_ in ("VBP", "VBZ") or (verb.tag_ == "VBN" and any(
         a.lower_ in ("are", "is") for a in auxes))
+
+
+def _kind_statement(top: Token) -> bool:
+    """A bare plural subject of "are" + a bare plural noun: "dogs are loyal animals" (a kind, not
+    the dogs in the picture; "two dogs are ..." and "the dogs are ..." are about the scene)."""
+    if top.dep_ != "nsubj" or top.tag_ != "NNS" or any(
+            c.dep_ in ("det", "nummod", "poss", "amod", "quantmod") for c in top.children):
+        return False
+    copula = top.head
+    return copula.lower_ in lex.KIND_COPULAS and any(
+        c.dep_ == "attr" and c.tag_ == "NNS" and not any(
+            g.dep_ in ("det", "nummod", "poss") for g in c.children) for c in copula.children)

@@ -77,7 +77,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "sculpture", "sculptures", "statue", "statues", "figurine", "figurines", "replica", "replicas",
     "logo", "logos", "sign", "signs", "sticker", "stickers", "decal", "decals", "illustration",
     "illustrations", "portrait", "portraits", "mural", "murals", "graffiti", "cartoon", "cartoons",
-    "silhouette", "silhouettes", "toy", "toys", "icon", "icons", "emblem", "emblems", "symbol",
+    "silhouette", "silhouettes", "toy", "toys", "character", "characters", "icon", "icons", "emblem", "emblems", "symbol",
     "symbols", "design", "designs", "pattern", "patterns", "carving", "carvings", "artwork",
     "artworks", "depiction", "depictions", "rendering", "banner", "banners", "billboard",
     "billboards", "advertisement", "advertisements", "ad", "ads", "magnet", "magnets",
@@ -97,6 +97,7 @@ NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", 
 # "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
+    "televisions", "tvs",
     "shirt", "shirts", "t-shirt", "poster", "posters", "sign", "signs", "billboard", "billboards",
     "banner", "banners", "mural", "canvas", "page", "pages", "cover", "painting", "paintings",
     "picture", "pictures", "drawing", "drawings", "label", "labels", "magazine", "newspaper",
@@ -112,11 +113,14 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved",
 })
+# Of those, the ones that make a model only of things: "a miniature train" is a model, "a
+# miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
+INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "scale"})
 # Material modifiers only make a representation of animals and people ("a wooden horse" vs. "a
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
-                                                "glass", "miniature", "decorative"})
+                                                "glass", "decorative"})
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -137,6 +141,30 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
                                              "billboard", "billboards", "mural", "canvas",
                                              "page", "pages", "cover", "painting", "paintings",
                                              "shirt", "t-shirt", "label"})
+# Of those, what people wear: "a cat on a shirt" is a print, "a man in a red shirt" wears it.
+WORN_MEDIUM_NOUNS: frozenset[str] = frozenset({"shirt", "t-shirt", "cover"})
+# Surfaces a picture hangs on: "a picture of a cat on the wall" is a thing in the scene.
+HANGING_SURFACES: frozenset[str] = frozenset({
+    "wall", "walls", "fridge", "refrigerator", "door", "board", "easel", "mantel", "mantle",
+    "billboard"})
+# Nouns general enough to be re-described by a hedge even though the vocabulary maps them to a
+# category ("a vehicle, possibly a truck": a vehicle is asserted).
+GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
+                                             "device", "devices"})
+# Anchors too vague to assert a kind: "a large object, possibly a piece of luggage" guesses the
+# object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
+VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
+                                           "things", "something", "shape", "shapes", "figure",
+                                           "figures", "form", "structure"})
+# Copulas of a kind-level statement ("dogs are loyal animals").
+KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
+# Predicates whose "whether"/"if" clause is left open ("it is unclear whether there is a car").
+OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if"})
+# Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
+# shaped like a car").
+FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
+                                             "dressed", "disguised", "costumed", "molded",
+                                             "moulded", "formed", "decorated", "painted"})
 # Categories that are themselves representations: "a teddy bear" is the object, not a depiction.
 DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
 
@@ -210,7 +238,7 @@ PART_HEADS: frozenset[str] = frozenset({
     "puppies", "kittens", "calf", "foal", "cub", "cubs", "herd", "flock", "family", "group",
     "pack", "pair", "team", "crowd", "line", "fleet", "collection", "bunch", "stack", "pile",
     "set", "row", "rows", "load", "area", "areas", "top", "ride", "rides", "counter",
-    "countertop", "presence", "activity"})
+    "countertop", "presence", "activity", "faces", "bowl", "computer", "computers"})
 # Compounds, read head-first, in which the object word is the head yet names something else.
 HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("toilet", "bowl"), ("jet", "ski"), ("jet", "skis"), ("cable", "car"), ("cable", "cars"),
@@ -234,6 +262,7 @@ COLOUR_WORDS: frozenset[str] = frozenset({
 DEFINITE_DETERMINERS: frozenset[str] = frozenset({"the", "this", "that", "these", "those",
                                                   "its", "his", "her", "their", "our", "my",
                                                   "your", "whose"})
+DEFINITE_ARTICLES: frozenset[str] = frozenset({"the", "this", "that", "these", "those"})
 # Nouns through whose "of"-complement scope passes: "a group of people", "no signs of cars".
 PARTITIVE_NOUNS: frozenset[str] = frozenset({
     "group", "groups", "pair", "pairs", "couple", "number", "lot", "lots", "bunch", "bunches",

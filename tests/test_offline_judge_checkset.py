@@ -1,0 +1,100 @@
+"""The offline judge on the usage check set (`tests/data/usage_check.jsonl`, see its README).
+
+The set was labelled by two passes from NAME-Bench's definitions (the guide in
+`tests/data/usage_check_guide.md`) on captions the judge was not developed on, and split once by
+caption. Rules are studied on the `tune` half only; the `check` half is read here to report
+figures. Ambiguous gold rows are dropped; agreement is over existential / non_assertive /
+not_object; recall and precision are for non_assertive; subtype accuracy is among rows both the
+gold labels and the judge call non_assertive.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from halluscope.text.mentions import extract_mentions
+from halluscope.text.usage.offline import OfflineJudge
+
+CHECK_SET = Path(__file__).parent / "data" / "usage_check.jsonl"
+USAGES = ("existential", "non_assertive", "not_object")
+
+
+def first_sentence(caption: str) -> str:
+    """The short-caption variant, as `tests/data/build_usage_check.py` made it."""
+    match = re.search(r"(?<=[.!?])\s|\n", caption.strip())
+    return caption.strip()[:match.start()] if match else caption.strip()
+
+
+def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, str], str]:
+    files: dict[str, list[str]] = {}
+    texts = {}
+    for row in rows:
+        key = (row["source"], row["line"], row["variant"])
+        if key in texts:
+            continue
+        if row["source"] not in files:
+            folder = shared_data / "captions" / ("beam_search" if "beam" in row["source"] else "")
+            files[row["source"]] = (folder / f"{row['source']}.jsonl").read_text().splitlines()
+        caption = json.loads(files[row["source"]][row["line"]])["caption"]
+        texts[key] = first_sentence(caption) if row["variant"] == "first_sentence" else caption
+    return texts
+
+
+def judge_rows(shared_data: Path, split: str) -> list[tuple[dict, object]]:
+    """(gold row, judge label) for every row of `split`, ambiguous gold rows included."""
+    rows = [r for r in map(json.loads, CHECK_SET.read_text().splitlines()) if r["split"] == split]
+    texts = caption_texts(shared_data, rows)
+    keys = list(texts)
+    mentions = [extract_mentions(texts[k]) for k in keys]
+    labels = OfflineJudge().label([texts[k] for k in keys], mentions)
+    predicted = {(k, m.start, m.end): label
+                 for k, ms, labs in zip(keys, mentions, labels) for m, label in zip(ms, labs)}
+    out = []
+    for row in rows:
+        key = (row["source"], row["line"], row["variant"])
+        assert texts[key][row["start"]:row["end"]] == row["word"], row
+        out.append((row, predicted[(key, row["start"], row["end"])]))
+    return out
+
+
+def figures(pairs: list[tuple[dict, object]]) -> dict[str, object]:
+    scored = [(row, label) for row, label in pairs if row["usage"] != "ambiguous"]
+    confusion = Counter((row["usage"], label.usage) for row, label in scored)
+    tp = confusion[("non_assertive", "non_assertive")]
+    gold_na = sum(v for (g, _), v in confusion.items() if g == "non_assertive")
+    pred_na = sum(v for (_, p), v in confusion.items() if p == "non_assertive")
+    subtype_ok = sum(1 for row, label in scored if row["usage"] == label.usage == "non_assertive"
+                     and row["subtype"] == label.subtype)
+    return {"rows": len(scored),
+            "agreement": sum(v for (g, p), v in confusion.items() if g == p) / len(scored),
+            "recall": tp / gold_na, "precision": tp / pred_na,
+            "subtype_accuracy": subtype_ok / tp,
+            "confusion": {f"{g}->{p}": v for (g, p), v in sorted(confusion.items())}}
+
+
+@pytest.mark.slow
+def test_offline_judge_on_the_check_half(shared_data):
+    result = figures(judge_rows(shared_data, "check"))
+    print("offline judge on usage_check (check half):", result)
+    assert result["agreement"] >= 0.93
+    assert result["recall"] >= 0.85
+    assert result["precision"] >= 0.85
+    assert result["subtype_accuracy"] >= 0.90
+
+
+def test_check_set_rows_are_consistent():
+    rows = [json.loads(x) for x in CHECK_SET.read_text().splitlines()]
+    assert len(rows) >= 1500
+    assert {r["split"] for r in rows} == {"tune", "check"}
+    for row in rows:
+        assert row["usage"] in USAGES + ("ambiguous",)
+        assert (row["subtype"] is not None) == (row["usage"] == "non_assertive")
+        # One caption is wholly in one half.
+    halves = {}
+    for row in rows:
+        assert halves.setdefault((row["source"], row["line"]), row["split"]) == row["split"]
