@@ -58,6 +58,7 @@ def judge_rows(shared_data: Path, split: str) -> list[tuple[dict, object]]:
     for row in rows:
         key = (row["source"], row["line"], row["variant"])
         assert texts[key][row["start"]:row["end"]] == row["word"], row
+        assert row["trigger"] is None or row["trigger"] in texts[key], row
         out.append((row, predicted[(key, row["start"], row["end"])]))
     return out
 

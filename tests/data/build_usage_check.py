@@ -25,6 +25,7 @@ import random
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 from halluscope.text.mentions import extract_mentions
 
@@ -55,6 +56,42 @@ def split_of(source: str, line: int) -> str:
 def first_sentence(caption: str) -> str:
     match = re.search(r"(?<=[.!?])\s|\n", caption.strip())
     return caption.strip()[:match.start()] if match else caption.strip()
+
+
+def _extra_tuning_rows(shared: Path, chosen: list[dict], dev_lines: set[tuple[str, int]],
+                       texts: dict[tuple[str, int], str]) -> list[dict]:
+    """More tuning rows, added after the first figures showed the tuning half had too few
+    non-assertive mentions to study: tight-cue mentions not yet chosen in the tuning half's
+    captions ("tune_extra") and in the development set's captions ("dev_extra"). Both are
+    tuning material only (split "tune"); the check half is untouched. Ids from 2000."""
+    have = {(r["source"], r["line"], r["variant"], r["start"]) for r in chosen}
+    tune_captions = sorted({(r["source"], r["line"], r["variant"]) for r in chosen
+                            if r["split"] == "tune"})
+    dev_have = {(r["source"], r["line"], r["start"]) for r in map(
+        json.loads, (HERE / "usage_dev.jsonl").read_text().splitlines())}
+
+    def tight_mentions(source: str, line: int, variant: str, pool: str,
+                       skip: Callable[[int], bool]) -> list[dict]:
+        full = texts[(source, line)]
+        text = first_sentence(full) if variant == "first_sentence" else full
+        return [{"source": source, "line": line, "variant": variant, "start": m.start,
+                 "end": m.end, "word": m.word, "category": m.category, "caption": text,
+                 "split": "tune", "pool": pool}
+                for m in extract_mentions(text)
+                if not skip(m.start) and TIGHT_CUES.search(text[max(0, m.start - 60):m.start])]
+
+    tune_extra = [row for source, line, variant in tune_captions for row in tight_mentions(
+        source, line, variant, "tune_extra", lambda s, k=(source, line, variant): (*k, s) in have)]
+    random.Random(12).shuffle(tune_extra)
+    tune_extra = sorted(tune_extra[:400], key=lambda r: (r["source"], r["line"], r["start"]))
+    dev_extra = [row for source, line in sorted(dev_lines) for row in tight_mentions(
+        source, line, "full", "dev_extra", lambda s, k=(source, line): (*k, s) in dev_have)]
+    random.Random(13).shuffle(dev_extra)
+    dev_extra = sorted(dev_extra[:200], key=lambda r: (r["source"], r["line"], r["start"]))
+    extra = tune_extra + dev_extra
+    for k, row in enumerate(extra, start=2000):
+        row["id"] = k
+    return extra
 
 
 def main() -> None:
@@ -111,10 +148,14 @@ def main() -> None:
     for k, row in enumerate(tight, start=len(chosen)):
         row["id"] = k
     chosen += tight
+    chosen += _extra_tuning_rows(args.shared, chosen, dev_lines, texts)
+    for row in chosen:
+        cue = row.pop("cue", None)
+        if "pool" not in row:
+            row["pool"] = ("short_" if row["variant"] != "full" else "") + \
+                ("cue" if cue else "random")
     args.out.write_text("".join(json.dumps(r) + "\n" for r in chosen))
-    counts = Counter((r["split"], r.get("pool") or ("short" if r["variant"] != "full"
-                                                    else r["source"].split("_")[-1]))
-                     for r in chosen)
+    counts = Counter((r["split"], r["pool"]) for r in chosen)
     captions_used = len({(r["source"], r["line"], r["variant"]) for r in chosen})
     print(len(chosen), "mentions from", captions_used, "captions;", dict(sorted(counts.items())))
 

@@ -134,14 +134,16 @@ class OfflineJudge:
                                                                    asserted_words)
                     and (decision.subtype != "depictive" or _beside_content(span.root))):
                 decision = _Decision("existential", reason="anaphor")
-            elif (decision.subtype in ("purpose", "generic") and mention.category in asserted
-                    and _is_modifier(span)):
+            elif (decision.subtype in ("purpose", "hedged")
+                    and mention.category in asserted and _is_modifier(span)):
                 # "a setting for the boy's kite-flying adventure" after the kite was asserted.
                 decision = _Decision("existential", reason="asserted-modifier")
-            elif (decision.reason == "hedge-scope" and mention.category in asserted
+            elif (decision.reason in ("hedge-scope", "negated-predicate")
+                    and mention.category in asserted
                     and span.root.dep_ in ("attr", "oprd") and _re_describes(span.root)):
-                # "There is a bottle ... It appears to be a water bottle": the kind of an
-                # asserted object is hedged, not the object.
+                # "There is a bottle ... It appears to be a water bottle", "they are passenger
+                # trains, not freight trains": the kind of an asserted object is hedged or
+                # denied, not the object.
                 decision = _Decision("existential", reason="type-hedge")
             elif (decision.usage == "existential" and decision.reason is None
                     and mention.category in depicted - asserted
@@ -208,10 +210,13 @@ def _refers_back(token: Token, mention: Mention, asserted: set[str],
     """A definite mention of something asserted before: "the cat" after "a cat" (any word of the
     category), "his dog" after "a dog" (a possessive only with the same word: "a woman ... a gift
     for her child" introduces the child)."""
-    if mention.category not in asserted or not _is_definite(token):
+    phrase = _np_top(token)  # "the group of people"
+    if phrase.lower_ not in lex.PARTITIVE_NOUNS:
+        phrase = token
+    if mention.category not in asserted or not _is_definite(phrase):
         return False
     article = any(c.dep_ in ("det", "predet") and c.lower_ in lex.DEFINITE_ARTICLES
-                  for c in token.children)
+                  for c in phrase.children)
     return article or mention.word.lower() in asserted_words
 
 
@@ -301,6 +306,14 @@ def _own_definite(root: Token, top: Token) -> bool:
         _is_definite(top)
 
 
+def _definite_set(token: Token) -> bool:
+    """ "one of the people", "some of the bicycles": the set is presupposed."""
+    head = token.head
+    return head.lower_ == "of" and head.head.i < head.i and \
+        head.head.lower_ in lex.PARTITIVE_NOUNS and any(
+            c.dep_ == "det" and c.lower_ in lex.DEFINITE_ARTICLES for c in token.children)
+
+
 def _is_possessed(token: Token) -> bool:
     """ "his racket", "the man's phone": a possessive presupposes its noun."""
     return any(c.dep_ == "poss" for c in token.children)
@@ -323,8 +336,8 @@ def _subject_of(predicate: Token) -> Token | None:
         for child in predicate.children:
             if child.dep_ in ("nsubj", "nsubjpass"):
                 return child
-        if predicate.dep_ in ("xcomp", "ccomp") and predicate.head.i != predicate.i:
-            predicate = predicate.head
+        if predicate.dep_ in ("xcomp", "ccomp", "conj") and predicate.head.i != predicate.i:
+            predicate = predicate.head  # "the pizza is sliced and appears to be ..."
         elif predicate.dep_ in ("relcl", "acl"):
             return predicate.head
         else:
@@ -385,7 +398,8 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
         return None  # "a couch and two armchairs": a mis-parse across a coordination
     if root.lower_ in lex.ACTIVITY_MODIFIERS:
         return _Decision("not_object", cue=_chars(root, head), reason="activity-modifier")
-    if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS:
+    if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS or \
+            head.lower_ in lex.ROLE_HEADS:
         return None
     return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
 
@@ -437,7 +451,7 @@ def _depiction_step(child: Token, head: Token, category: str
     """Whether the relation child->head puts `child` inside depicted content; returns the first
     and last cue tokens and the rule's name."""
     if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
-            and head.i > child.i:
+            and head.i > child.i and not any(_is_noun(t) for t in child.doc[child.i + 1:head.i]):
         return child, head, "depiction-compound"
     if child.dep_ == "pobj" and head.lower_ == "of":
         noun = head.head
@@ -554,6 +568,11 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         conjunct = conjunct.head
     top = _np_top(root)
     head = top.head
+    if top.i != root.i:  # "no signs of land or other aircraft", "no group of people"
+        for det in top.children:
+            if det.dep_ == "det" and det.lower_ in lex.NEGATIVE_DETERMINERS and det.i < root.i:
+                return _Decision("non_assertive", "negation", _chars(det, root),
+                                 "negative-determiner")
     if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
         return _Decision("non_assertive", "negation", _chars(head, root), "without")
     if top.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("pcomp", "pobj") and \
@@ -631,6 +650,11 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
                 if _is_possessed(top):
                     # "ready to hit the ball with his racket": his racket is presupposed.
                     return _Decision("existential", reason="possessive-under-purpose")
+                if governor.lower_ == "ready" and child.dep_ != "agent" and not any(
+                        c.dep_ == "auxpass" for c in head.children):
+                    # "ready to dig into a large pizza": what someone is ready to act on is
+                    # there; "ready to be enjoyed by someone" names a beneficiary.
+                    return _Decision("existential", reason="ready-object")
                 cue = governor if governor.i < head.i else head
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
                 return _Decision("non_assertive", subtype, _chars(cue, root),
@@ -843,7 +867,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
                 and not (child.dep_ == "prep" and child.lower_ == "like"):
             continue  # "appears quite large compared with ...": a hedged property, not existence
-        if _scene_subject(head) and (child.lower_ == "be" or child.dep_ == "attr"):
+        if _scene_subject(head) and (child.lower_ == "be" or child.dep_ == "attr" or any(
+                c.dep_ == "auxpass" and c.lower_ == "be" for c in child.children)):
             # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
             # "the room appears to have a couch" hedges the couch.
             return _Decision("existential", reason="scene-hedge")
@@ -851,8 +876,9 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return _Decision("existential", reason="type-hedge")
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
-        if _is_possessed(top) or _is_possessed(root):
-            # "looking at his phone": a possessive presupposes its noun. "Likely belonging to
+        if _is_possessed(top) or _is_possessed(root) or _definite_set(root):
+            # "looking at his phone": a possessive presupposes its noun, and so does a set
+            # a part is taken from ("possibly belonging to one of the people"). "Likely belonging to
             # the person ..." does not: it is asserted only if the caption asserted that person
             # before (the anaphor rule, `_refers_back`).
             return _Decision("existential", reason="possessive-under-hedge")
@@ -925,14 +951,20 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     clause = top.head
     if _kind_statement(top):
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
+    verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
     if top.dep_ in ("nsubj", "nsubjpass") and any(
-            c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for c in clause.children):
-        if _habit_or_possibility(clause):
+            c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs
+            for c in v.children):
+        if _habit_or_possibility(clause) and not _describes_instances(top, clause):
             return _Decision("non_assertive", "generic", _chars(root, clause), "where-habitual")
     for child, head in _ancestors(top):
-        if _has_aux_to(head) and head.head.lower_ in lex.GENERIC_INFINITIVE_GOVERNORS:
-            return _Decision("non_assertive", "generic", _chars(head.head, root),
-                             "generic-infinitive")
+        if _has_aux_to(head):
+            governor = head.head  # "it is not common to see a cat": "common" or beside "is"
+            governor = next((c for c in governor.children if c.dep_ == "acomp"
+                             and c.lower_ in lex.GENERIC_INFINITIVE_GOVERNORS), governor)
+            if governor.lower_ in lex.GENERIC_INFINITIVE_GOVERNORS:
+                return _Decision("non_assertive", "generic", _chars(governor, root),
+                                 "generic-infinitive")
         if child.dep_ in _SUBJECT_DEPS:
             break
     for child, head in _ancestors(top):
@@ -945,6 +977,18 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         if head.tag_.startswith("VB"):
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _describes_instances(subject: Token, verb: Token) -> bool:
+    """ "a parking lot, where several cars are parked", "a beach scene where a girl is the
+    focus": counted instances, or a clause about the captioned scene itself, without a modal
+    ("where two people might sit" stays generic)."""
+    if any(c.dep_ == "aux" and c.lower_ in lex.GENERIC_MODALS for c in verb.children):
+        return False
+    counted = any((c.dep_ in ("det", "amod") and c.lower_ in lex.INSTANCE_QUANTIFIERS)
+                  or c.dep_ == "nummod" for c in subject.children)
+    antecedent = verb.head if verb.dep_ in ("relcl", "advcl", "acl") else None
+    return counted or (antecedent is not None and antecedent.lower_ in lex.IMAGE_NOUNS)
 
 
 def _habit_or_possibility(verb: Token) -> bool:

@@ -120,7 +120,7 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
-                                                "glass", "decorative"})
+                                                "glass", "decorative", "stuffed"})
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -133,7 +133,8 @@ DECORATION_VERBS: frozenset[str] = verb_forms(
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
     "depict", "portray", "show", "display", "feature", "say", "read", "spell", "illustrate",
-    "advertise", "picture", "promote") | {"shown", "said", "written", "writes", "write", "read"}
+    "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn") | {
+    "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
 TEXT_VERBS: frozenset[str] = verb_forms("say", "read", "spell") | {"said", "written", "write",
                                                                    "writes", "wrote"}
 # Media whose "on"-object is shown content: "a man on the screen" (not "a cat on the TV").
@@ -158,6 +159,18 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "figures", "form", "structure"})
 # Copulas of a kind-level statement ("dogs are loyal animals").
 KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
+# Compound heads naming people by what they do with the object: "bus passengers", "boat owners",
+# "skateboard enthusiasts". The object word is not another thing's name there: its usage is the
+# phrase's (asserted passengers ride an asserted bus; "a spot for boat owners" is generic).
+ROLE_HEADS: frozenset[str] = frozenset({
+    "passenger", "passengers", "owner", "owners", "enthusiast", "enthusiasts", "lover",
+    "lovers", "fan", "fans", "flying", "riding", "watching", "watchers"})
+# The captioned picture itself: "a beach scene where a girl is the focus" describes it.
+IMAGE_NOUNS: frozenset[str] = frozenset({"scene", "image", "picture", "photo", "photograph",
+                                         "view", "shot", "moment"})
+# Determiners and quantities that single out instances: "where several cars are parked".
+INSTANCE_QUANTIFIERS: frozenset[str] = frozenset({"several", "many", "few", "some", "a",
+                                                  "an", "numerous", "multiple", "various"})
 # Predicates whose "whether"/"if" clause is left open ("it is unclear whether there is a car").
 OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if"})
 # Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
