@@ -122,7 +122,7 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from halluscope.detectors import DETECTORS
-    from halluscope.detectors.runner import run_protocol
+    from halluscope.bench.runner import run_protocol
 
     n = args.mentions or (2000 if args.small else 25497)
     layers, heads, hidden = (8, 8, 256) if args.small else (32, 32, 4096)

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from halluscope.bench.cli import app
+from halluscope.cli.bench import app
 from halluscope.bench.dataset import load_bench
 from halluscope.errors import InputError
 
@@ -61,7 +61,7 @@ def test_run_writes_every_table_and_the_html(synthetic):
 
 def test_budget_zero_matches_the_runner(synthetic):
     from halluscope.bench.experiments import score_as_published
-    from halluscope.detectors.runner import run_protocol
+    from halluscope.bench.runner import run_protocol
     from halluscope.detectors import DETECTOR_COLUMNS
 
     labels, signals, _ = synthetic

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from halluscope.bench.cli import app
+from halluscope.cli.bench import app
 from halluscope.bench.table10 import parse_readers
 from halluscope.errors import ConfigError
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from halluscope.bench.cli import app
+from halluscope.cli.bench import app
 from halluscope.bench.tables_extra import hedges_as_claims, table17
 from halluscope.errors import ConfigError
 

@@ -174,7 +174,7 @@ def test_sigkill_at_random_points_then_resume(tiny_dirs: dict[str, Path], image_
                                               reference: list[dict[str, Any]],
                                               tmp_path: Path, random_kills) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "halluscope.generation.cli", "--model",
+    command = [sys.executable, "-m", "halluscope.cli.caption", "--model",
                str(tiny_dirs["llava"]), "--images", str(image_dir), "--out", str(out),
                "--batch-size", "1", "--max-new-tokens", str(MAX_NEW_TOKENS), "--device", "cpu"]
     stdout, kills = random_kills(command, out)
@@ -347,7 +347,7 @@ def test_cli_captions_and_exports(tiny_dirs: dict[str, Path], image_dir: Path,
                                   reference: list[dict[str, Any]], tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from halluscope.generation.cli import app
+    from halluscope.cli.caption import app
 
     out = tmp_path / "run"
     args = ["--model", str(tiny_dirs["llava"]), "--images", str(image_dir), "--out", str(out),
@@ -371,7 +371,7 @@ def test_cli_captions_and_exports(tiny_dirs: dict[str, Path], image_dir: Path,
 def test_cli_user_errors_are_one_line(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from halluscope.generation.cli import app
+    from halluscope.cli.caption import app
 
     result = CliRunner().invoke(app, ["--model", str(tiny_dirs["llava"]), "--out",
                                       str(tmp_path / "o")])

@@ -5,7 +5,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from halluscope.bench.classes import CLASSES
+from halluscope.metrics.classes import CLASSES
 from halluscope.demo.run import run_demo
 from halluscope.text.usage.base import SUBTYPES
 

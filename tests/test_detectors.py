@@ -13,7 +13,7 @@ import pytest
 from halluscope.bench.protocol import MentionTable, auc
 from halluscope.detectors import (DETECTOR_COLUMNS, DETECTORS, REFERENCE, TWELVE, get_detector)
 from halluscope.detectors.base import features_from_arrow
-from halluscope.detectors.runner import budget_count, run_protocol
+from halluscope.bench.runner import budget_count, run_protocol
 from halluscope.errors import ConfigError, InputError
 
 L, H, D = 8, 4, 16
@@ -30,8 +30,8 @@ def test_registry_builds_every_detector_with_its_columns():
 
 
 def test_importing_bench_and_detectors_loads_neither_torch_nor_sklearn():
-    code = ("import sys, halluscope.bench.protocol, halluscope.bench.cli, halluscope.detectors, "
-            "halluscope.detectors.runner, halluscope.detectors.training_free; "
+    code = ("import sys, halluscope.bench.protocol, halluscope.cli.bench, halluscope.detectors, "
+            "halluscope.bench.runner, halluscope.detectors.training_free; "
             "print(sorted(m for m in ('torch', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -242,7 +242,7 @@ def test_unreachable_endpoint_fails_after_retries(tmp_path):
     assert usages(out) == [["FAIL", "FAIL"]]
     assert judge.stats["requests"] == 3 and judge.stats["retries"] == 2
     assert judge.stats["failures"] == {"connection": 2}
-    assert not any(tmp_path.iterdir()) or len(judge._cache) == 0
+    assert not any(tmp_path.iterdir()) or len(judge.client.cache) == 0
 
 
 def test_rejected_key_is_a_config_error_without_the_key(server):

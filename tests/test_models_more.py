@@ -164,7 +164,7 @@ def test_cli_make_tiny_new_arches(tmp_path: Path) -> None:
     import typer
     from typer.testing import CliRunner
 
-    from halluscope.models.cli import app as models_app
+    from halluscope.cli.models import app as models_app
 
     root = typer.Typer()
     root.add_typer(models_app, name="models")

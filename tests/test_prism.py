@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from halluscope.errors import InputError
 from halluscope.prism import analysis
-from halluscope.prism.cli import app
+from halluscope.cli.prism import app
 from halluscope.prism.results import judge, read_rows
 from halluscope.prism.selective import (aurc, auroc, expected_correct_at, risk_coverage,
                                         selective_accuracy)

@@ -147,7 +147,7 @@ def test_entanglement_pass_counts():
 
 def test_import_prism_does_not_pull_ml_libraries():
     code = ("import sys, halluscope.prism, halluscope.prism.diagnosis, halluscope.prism.routing, "
-            "halluscope.prism.audit, halluscope.prism.entanglement, halluscope.prism.cli; "
+            "halluscope.prism.audit, halluscope.prism.entanglement, halluscope.cli.prism; "
             "print([m for m in ('sklearn', 'xgboost', 'lightgbm') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -157,7 +157,7 @@ def test_import_prism_does_not_pull_ml_libraries():
 def test_cli_on_released_rows(tmp_path):
     from typer.testing import CliRunner
 
-    from halluscope.prism.cli import app
+    from halluscope.cli.prism import app
 
     r = CliRunner().invoke(app, ["diagnose", "--results", str(REF / "decomposition"),
                                  "--out", str(tmp_path / "d.json"), "--classifiers", "lr"])

@@ -273,7 +273,7 @@ def test_probe_rows_feed_signature(qwen, tmp_path: Path) -> None:
 def test_probe_command_writes_and_resumes(tiny_qwen: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from halluscope.prism.cli import app
+    from halluscope.cli.prism import app
 
     images = tmp_path / "images"
     images.mkdir()
@@ -313,7 +313,7 @@ def test_prism_import_does_not_import_torch() -> None:
     import sys
 
     code = ("import sys, halluscope.prism, halluscope.prism.probes, halluscope.prism.datasets, "
-            "halluscope.prism.answers, halluscope.prism.perturb, halluscope.prism.cli; "
+            "halluscope.prism.answers, halluscope.prism.perturb, halluscope.cli.prism; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

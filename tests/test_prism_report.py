@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from halluscope.prism.cli import app
+from halluscope.cli.prism import app
 from halluscope.prism.report import build_report, write_prism_report
 
 SECTIONS = ("id='risk-coverage'", "id='profile'", "id='abstain'", "Source profile (Table 13)",

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from halluscope.bench.cli import app
+from halluscope.cli.bench import app
 from halluscope.bench.protocol import (SPLITS, MentionTable, auc, calibrate_threshold,
                                        evaluate_scores, evaluate_seed, load_scores,
                                        markdown_summary, split_codes, split_images)

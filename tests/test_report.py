@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from halluscope.bench.classes import namebench_class
+from halluscope.metrics.classes import namebench_class
 from halluscope.data.captions import CaptionRecord
 from halluscope.data.presence import Presence
 from halluscope.metrics.rates import bootstrap_ratio

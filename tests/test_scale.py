@@ -290,7 +290,7 @@ def test_no_ray_import_without_executor_ray() -> None:
 def test_signals_read_a_caption_run_and_reuse_its_ids(llava, images, tmp_path) -> None:
     """`signals --captions RUN_DIR`: the generated ids (whatever backend made them) are
     teacher-forced exactly, with the run's prompt."""
-    from halluscope.signals.cli import read_items
+    from halluscope.signals.inputs import read_items
 
     adapter = load_adapter(llava, dtype="float32")
     caption_images(adapter, items_from_folder(images), tmp_path / "run",

@@ -233,7 +233,7 @@ def test_cli_signals(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     import typer
     from typer.testing import CliRunner
 
-    from halluscope.signals.cli import app as signals_app
+    from halluscope.cli.signals import app as signals_app
 
     items = _write_items(tmp_path, 2)
     (tmp_path / "caps.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))

@@ -269,7 +269,7 @@ def test_run_table3_writes_json_csv_markdown(tmp_path):
 def test_cli_table3_llm_and_offline(server, tmp_path):
     from typer.testing import CliRunner
 
-    from halluscope.bench.cli import app
+    from halluscope.cli.bench import app
     from halluscope.text.mentions import extract_mentions
 
     caption = "A bench for people to sit on. There is possibly a remote control but no cars."

@@ -184,7 +184,7 @@ def _inputs(tmp_path):
 def test_results_name_the_prompt_set(server, tmp_path):
     from typer.testing import CliRunner
 
-    from halluscope.bench.cli import app
+    from halluscope.cli.bench import app
 
     mentions, captions = _inputs(tmp_path)
     path = write_prompts(tmp_path, PROMPTS, "secret-name-prompts.json")

@@ -37,9 +37,10 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES, with_class
 from halluscope.bench.protocol import MentionTable
 from halluscope.errors import InputError
+from halluscope.metrics.classes import CLASSES, with_class
+from halluscope.runs.signal_store import SignalStore
 
 JOIN_KEY: tuple[str, str, str] = ("caption_index", "start", "end")
 # Column the position-matched evaluation (Table 13) and the position baseline read.
@@ -128,42 +129,9 @@ def read_labels(path: str | Path, annotations: str | Path | None = None,
     return [{**r, "model": model if model is not None else r.get("model")} for r in rows]
 
 
-def _store_shards(root: Path) -> list[Path]:
-    from halluscope.runs.store import _SHARD  # the store's shard naming, one definition
-
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.iterdir() if _SHARD.match(p.name))
-
-
-def _read_store(root: Path, columns: Sequence[str] | None = None) -> Any:
-    """All shards of a RunStore directory as one pyarrow Table (only `columns` present)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    shards = _store_shards(root)
-    if not shards:
-        raise InputError("no shards (shard-NNNNNN.parquet): not a signal store?", path=root)
-    tables = []
-    for shard in shards:
-        schema = pq.read_schema(shard)
-        wanted = [c for c in columns if c in schema.names] if columns is not None else None
-        tables.append(pq.read_table(shard, columns=wanted))
-    try:
-        return pa.concat_tables(tables, promote_options="default")
-    except (pa.ArrowInvalid, TypeError) as exc:
-        raise InputError(f"shards have incompatible columns ({exc})", path=root) from None
-
-
 def signal_columns(signals_dir: str | Path) -> list[str]:
     """Column names of the signal store's mention rows (from the first shard's schema)."""
-    import pyarrow.parquet as pq
-
-    shards = _store_shards(Path(signals_dir) / "mentions")
-    if not shards:
-        raise InputError("no mention shards: not a `halluscope signals` output directory?",
-                         path=Path(signals_dir) / "mentions")
-    return list(pq.read_schema(shards[0]).names)
+    return SignalStore(signals_dir).columns("mentions")
 
 
 @dataclass
@@ -203,7 +171,7 @@ def load_bench(labels_path: str | Path, signals_dir: str | Path,
                          path=signals_dir / "mentions")
     wanted = [c for c in dict.fromkeys([*feature_columns, POSITION_COLUMN])
               if c != "halp_hidden" and c in have]
-    store = _read_store(signals_dir / "mentions",
+    store = SignalStore(signals_dir).read("mentions",
                         [c for c in META_COLUMNS if c in have] + wanted)
     meta = store.select([c for c in META_COLUMNS if c in store.column_names]).to_pylist()
     counts = join_report(labels, meta)
@@ -295,7 +263,7 @@ def _halp_features(signals_dir: Path, caption_indices: Sequence[int]) -> np.ndar
     from halluscope.detectors.base import features_from_arrow
 
     try:
-        store = _read_store(signals_dir / "captions", ["caption_index", "halp_hidden"])
+        store = SignalStore(signals_dir).read("captions", ["caption_index", "halp_hidden"])
     except InputError:
         return None
     if "halp_hidden" not in store.column_names:

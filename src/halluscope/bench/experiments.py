@@ -2,6 +2,7 @@
 
 >>> t = make_table("t", "A table", ["detector", "FPR %"], [{"detector": "nll",
 ...     "FPR %": {"mean": 0.25, "std": None, "n_seeds": 1}, "notes": []}], percent=["FPR %"])
+>>> from halluscope.report.tables import table_markdown
 >>> print(table_markdown(t))
 **A table**
 <BLANKLINE>
@@ -16,15 +17,13 @@ detector seeds; `evaluate_seed` on the result), and the runner runs only the mix
 nothing is trained twice. A test checks that both give the same budget-0 metrics.
 
 Tables hold metric cells as {"mean", "std", "n_seeds"} (fractions; None where undefined, with
-the reason in the row's notes) and plain cells as strings or integers; `table_markdown` and
-`table_csv` render them (Markdown in %, CSV as fractions with a `_sd` column).
+the reason in the row's notes) and plain cells as strings or integers; `report.tables` renders
+them (Markdown in %, CSV as fractions with a `_sd` column).
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
@@ -123,80 +122,6 @@ def make_table(name: str, title: str, columns: Sequence[str], rows: Sequence[Map
     """A table as plain JSON: columns, rows ({column: cell, "notes": [...]}) and notes."""
     return {"name": name, "title": title, "description": description, "columns": list(columns),
             "percent": list(percent), "rows": [dict(r) for r in rows], "notes": list(notes)}
-
-
-def _is_metric(cell: Cell) -> bool:
-    return isinstance(cell, Mapping) and "mean" in cell
-
-
-def format_cell(cell: Cell, percent: bool) -> str:
-    """A cell for Markdown: "12.3 ± 1.0" (% when `percent`), "0.712" for AUCs, "–" if undefined.
-
-    >>> format_cell({"mean": 0.5, "std": 0.1, "n_seeds": 3}, True), format_cell(None, True)
-    ('50.0 ± 10.0', '–')
-    """
-    if cell is None:
-        return "–"
-    if _is_metric(cell):
-        if cell.get("mean") is None:
-            return "–"
-        scale, digits = (100.0, 1) if percent else (1.0, 3)
-        text = f"{scale * cell['mean']:.{digits}f}"
-        if cell.get("std") is not None:
-            text += f" ± {scale * cell['std']:.{digits}f}"
-        return text
-    if isinstance(cell, float):
-        return f"{cell:.3f}"
-    return str(cell)
-
-
-def table_markdown(table: Mapping[str, Any]) -> str:
-    """The table in Markdown, with a notes column when any row has notes, then table notes."""
-    from halluscope.report.markdown import markdown_table
-
-    columns = list(table["columns"])
-    with_notes = any(r.get("notes") for r in table["rows"])
-    header = columns + (["notes"] if with_notes else [])
-    body = [[format_cell(r.get(c), c in table["percent"]) for c in columns]
-            + (["; ".join(r.get("notes") or [])] if with_notes else []) for r in table["rows"]]
-    lines = [f"**{table['title']}**", ""]
-    if table.get("description"):
-        lines += [table["description"], ""]
-    lines.append(markdown_table(header, body) if body else "(no rows)")
-    if table["notes"]:
-        lines += ["", "Notes:"] + [f"- {n}" for n in table["notes"]]
-    return "\n".join(lines)
-
-
-def table_csv(table: Mapping[str, Any]) -> str:
-    """The table as CSV: metric cells as `col` (mean, fraction) and `col_sd`; empty if undefined.
-
-    >>> t = make_table("t", "T", ["d", "x"], [{"d": "a", "x": {"mean": 0.5, "std": None}}])
-    >>> table_csv(t).splitlines()
-    ['d,x,x_sd,notes', 'a,0.5,,']
-    """
-    columns = list(table["columns"])
-    metric_columns = {c for c in columns if any(_is_metric(r.get(c)) for r in table["rows"])}
-    header: list[str] = []
-    for c in columns:
-        header += [c, f"{c}_sd"] if c in metric_columns else [c]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header + ["notes"])
-    for r in table["rows"]:
-        line: list[Any] = []
-        for c in columns:
-            cell = r.get(c)
-            if c in metric_columns and (cell is None or _is_metric(cell)):
-                cell = cell or {}
-                line += ["" if cell.get("mean") is None else repr(float(cell["mean"])),
-                         "" if cell.get("std") is None else repr(float(cell["std"]))]
-            elif c in metric_columns:  # a count row inside a metric column (Table 5's n mixed)
-                line += [cell, ""]
-            else:
-                line.append("" if cell is None else cell)
-        writer.writerow(line + ["; ".join(r.get("notes") or [])])
-    return buffer.getvalue()
 
 
 # --- Table 4: as published ---------------------------------------------------------------------

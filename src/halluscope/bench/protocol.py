@@ -46,7 +46,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES
+from halluscope.metrics.classes import CLASSES
 from halluscope.errors import InputError
 
 SPLITS: tuple[str, ...] = ("fit", "calibration", "heldout")

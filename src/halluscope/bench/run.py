@@ -17,7 +17,7 @@ are identical across reruns of the same inputs, timings go to `timings.json`):
 - report.html (self-contained, plots embedded) and report.md.
 
 Budget 0 is always run (Table 4 needs it). Trained detectors are mixed at the other budgets by
-`detectors.runner.run_protocol`. The natural share (budget "nat") is `natural_share` when given,
+`bench.runner.run_protocol`. The natural share (budget "nat") is `natural_share` when given,
 else the non-assertive share of the labelled mentions -- only right when they come from captions
 of random images (Table 1), hence the note.
 """
@@ -37,7 +37,7 @@ RESULTS_VERSION = 1
 
 def parse_budgets(text: str) -> list[str]:
     """Budgets from "0,nat,10,...": "0" first (always run), duplicates dropped, values checked."""
-    from halluscope.detectors.runner import budget_count
+    from halluscope.bench.runner import budget_count
 
     budgets = ["0"]
     for part in (p.strip() for p in text.split(",")):
@@ -81,12 +81,10 @@ def resolve_detectors(requested: Sequence[str] | None, available: set[str]
 
 
 def _captions_have_halp(signals: Path) -> bool:
-    import pyarrow.parquet as pq
+    from halluscope.runs.signal_store import SignalStore
 
-    from halluscope.bench.dataset import _store_shards
-
-    shards = _store_shards(signals / "captions")
-    return bool(shards) and "halp_hidden" in pq.read_schema(shards[0]).names
+    store = SignalStore(signals)
+    return bool(store.shards("captions")) and "halp_hidden" in store.columns("captions")
 
 
 def _strip_splits(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -159,7 +157,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
     mixing_budgets = [b for b in budget_list if b != "0"]
     mixing: dict[str, Any] = {"mean": {}, "per_seed": []}
     if trained_run and mixing_budgets:
-        from halluscope.detectors.runner import run_protocol
+        from halluscope.bench.runner import run_protocol
 
         mixing = run_protocol(table, features, {n: options[n] for n in trained_run}, seed_list,
                               mixing_budgets, natural_share, progress=progress,
@@ -284,42 +282,11 @@ def _table2(counts: Mapping[str, Mapping[str, Any]], subtypes: Sequence[str]) ->
                        *subtypes], rows)
 
 
-def summary_markdown(results: Mapping[str, Any]) -> str:
-    """The run-level summary: inputs, counts, join, settings, headline FPR/TPR, notes."""
-    from halluscope.report.markdown import markdown_table
-
-    s = results["summary"]
-    c = s["class_counts"]
-    j = s["join"]
-    lines = [f"# NAME-Bench detector run: {s['model']}", "",
-             f"{s['n_mentions']} mentions of {s['n_images']} images (concrete {c['concrete']}, "
-             f"hallucinated {c['hallucinated']}, non-assertive {c['non_assertive']}); join: "
-             f"{j['matched']} matched, {j['signals_without_labels']} signal mentions without "
-             f"label, {j['labels_without_signals']} labelled mentions without signals.",
-             f"Seeds {', '.join(map(str, s['seeds']))}; budgets {', '.join(s['budgets'])}; "
-             f"natural share {s['natural_share']:.3f} ({s['natural_share_source']}).",
-             "Threshold: flags 10% of the calibration concrete mentions; metrics on held-out.",
-             "", "## Headline (budget 0, mean over seeds)", ""]
-    body = [[n, "–" if h["na_fpr"] is None else f"{100 * h['na_fpr']:.1f}",
-             "–" if h["halluc_tpr"] is None else f"{100 * h['halluc_tpr']:.1f}"]
-            for n, h in s["headline"].items()]
-    lines.append(markdown_table(["detector", "NA FPR %", "halluc TPR %"], body))
-    if s["notes"]:
-        lines += ["", "## Notes", ""] + [f"- {n}" for n in s["notes"]]
-    return "\n".join(lines)
-
-
-def tables_markdown(results: Mapping[str, Any]) -> str:
-    from halluscope.bench.experiments import table_markdown
-
-    return "\n\n".join(table_markdown(t) for t in results["tables"].values())
-
-
 def write_outputs(results: Mapping[str, Any], out: Path, timings: Mapping[str, float]) -> None:
     """Every text output and the HTML page, each atomically."""
-    from halluscope.bench.experiments import table_csv
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
     from halluscope.report.html import write_run_report
+    from halluscope.report.tables import summary_markdown, table_csv, tables_markdown
 
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / "results.json", results)

@@ -104,7 +104,7 @@ def run_table10(labels: str | Path, readers: Mapping[str, Path], out: str | Path
                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run `bench run` for each reader on the shared labels, then write Table 10 to `out`
     (table10.json, table10.csv, table10.md); returns the table10.json document."""
-    from halluscope.bench.experiments import table_csv, table_markdown
+    from halluscope.report.tables import table_csv, table_markdown
     from halluscope.bench.run import parse_budgets, run_bench
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
 

@@ -26,7 +26,7 @@
 
 Every metric cell is {"mean", "std", "n_seeds"} over seeds (None where undefined, never NaN,
 with the reason in the notes), as in `bench.experiments`; all randomness is keyed on the seed
-and the mention keys (same mixing order as `detectors.runner`), so reruns are identical.
+and the mention keys (same mixing order as `bench.runner`), so reruns are identical.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def mix_pool(table: MentionTable, codes: np.ndarray, seed: int,
              keep: np.ndarray | None = None) -> np.ndarray:
     """The fit set's non-assertive rows (optionally only `keep` rows) in the runner's keyed mixing
     order, so the first m of them are what budget m mixes in."""
-    from halluscope.detectors.runner import _mix_order  # one definition of the order
+    from halluscope.bench.runner import _mix_order  # one definition of the order
 
     rows = np.flatnonzero((codes == 0) & (table.label == "non_assertive")
                           & (True if keep is None else keep))
@@ -395,7 +395,7 @@ def table14(table: MentionTable, features: Mapping[str, np.ndarray],
             budgets: Sequence[str], natural_share: float | None,
             progress: Progress = _quiet) -> dict[str, Any]:
     """Held-out FPR per subtype at each mixing budget (runner's protocol) for `detectors`."""
-    from halluscope.detectors.runner import run_protocol
+    from halluscope.bench.runner import run_protocol
 
     subtypes = subtypes_of(table)
     budgets = list(dict.fromkeys(["0", *budgets]))
@@ -445,7 +445,7 @@ def hedges_as_claims(table: MentionTable) -> MentionTable:
     >>> hedges_as_claims(t).label.tolist()
     ['hallucinated', 'non_assertive']
     """
-    from halluscope.bench.classes import namebench_class
+    from halluscope.metrics.classes import namebench_class
 
     if table.present is None:
         raise ValueError("hedges as claims needs presence")
@@ -562,8 +562,9 @@ def load_compounds(labels: str | Path, signals: str | Path, columns: Sequence[st
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from halluscope.bench.dataset import JOIN_KEY, _store_shards
+    from halluscope.bench.dataset import JOIN_KEY
     from halluscope.detectors.base import features_from_arrow
+    from halluscope.runs.signal_store import SignalStore
 
     rows = _compound_rows(labels, model)
     if rows is None:
@@ -571,7 +572,7 @@ def load_compounds(labels: str | Path, signals: str | Path, columns: Sequence[st
     wanted = {(int(r["caption_index"]), int(r["start"]), int(r["end"])) for r in rows}
     parts = []
     # Shard by shard, features read only where a compound is: the store can be many GB.
-    for shard in _store_shards(Path(signals) / "mentions"):
+    for shard in SignalStore(signals).shards("mentions"):
         spans = pq.read_table(shard, columns=list(JOIN_KEY))
         take = [i for i, key in enumerate(zip(*(spans.column(c).to_pylist() for c in JOIN_KEY)))
                 if tuple(int(v) for v in key) in wanted]
@@ -789,7 +790,7 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
     `extra_tables.md` and one CSV per table under `out` (atomically); return the results.
     `detector_options` ({name: {option: value}}) are passed to the detectors' constructors."""
     from halluscope.bench.dataset import load_bench, signal_columns
-    from halluscope.bench.experiments import table_csv, table_markdown
+    from halluscope.report.tables import table_csv, table_markdown
     from halluscope.bench.run import _captions_have_halp, parse_budgets, resolve_detectors
     from halluscope.detectors import DETECTOR_COLUMNS, TRAINED
     from halluscope.errors import ConfigError, InputError

@@ -242,13 +242,12 @@ def demo(out: Path = typer.Option(Path("demo_out"), "--out", help="Output direct
 
 
 def _mount_subcommands() -> None:
-    """Sub-apps live beside the code they drive; their modules import torch only when run."""
-    from halluscope.models.cli import app as models_app
-
-    from halluscope.bench.cli import app as bench_app
-    from halluscope.generation.cli import app as caption_app
-    from halluscope.prism.cli import app as prism_app
-    from halluscope.signals.cli import app as signals_app
+    """One module per command group under `cli/`; each imports torch only when a command runs."""
+    from halluscope.cli.bench import app as bench_app
+    from halluscope.cli.caption import app as caption_app
+    from halluscope.cli.models import app as models_app
+    from halluscope.cli.prism import app as prism_app
+    from halluscope.cli.signals import app as signals_app
 
     app.add_typer(models_app, name="models", help="Tiny random-weight VLMs for tests and demos.")
     app.add_typer(caption_app)  # single-command sub-apps: `halluscope caption`, `... signals`

@@ -92,7 +92,6 @@ from __future__ import annotations
 import hashlib
 import json
 import string
-import threading
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -460,21 +459,6 @@ class OfflineThroneJudge:
 # ---------------------------------------------------------------------------------- LLM judge
 
 
-def _llm_caller(prompt_version: str = PROMPT_VERSION, **options: Any) -> Any:
-    """An `LLMJudge` whose cache keys carry the prompt set's id and no JSON mode."""
-    from halluscope.text.usage.cache import request_key
-    from halluscope.text.usage.llm import LLMJudge
-
-    class _ThroneCaller(LLMJudge):
-        name = "throne-llm"
-
-        def _key(self, model: str, messages: list[dict[str, str]]) -> str:
-            return request_key(model, messages, temperature=0, response_format=None,
-                               prompt_version=prompt_version)
-
-    return _ThroneCaller(json_mode=False, **options)
-
-
 class LLMThroneJudge:
     """THRONE's questions against an OpenAI-compatible endpoint (see the module docstring).
 
@@ -513,15 +497,20 @@ class LLMThroneJudge:
         self.formats = formats
         self.votes_per_query = len(self.models) * len(self.formats) * repeats
         self.prompt_set = {**self.prompts.describe(), "formats": list(self.formats)}
-        self._caller = _llm_caller(prompt_version=self.prompts.version,
-                                   base_url=base_url, model=self.models[0],
-                                   api_key_env=api_key_env, cache_dir=cache_dir,
-                                   max_concurrency=max_concurrency, max_retries=max_retries,
-                                   backoff_base=backoff_base, timeout=timeout,
-                                   max_tokens=max_tokens)
+        from halluscope.errors import ConfigError
+        from halluscope.llm.client import LLMClient
+
+        if max_concurrency < 1 or max_retries < 0:
+            raise ConfigError("LLM THRONE judge: max_concurrency must be >= 1 and max_retries "
+                              ">= 0")
+        # Plain-text yes/no replies (no JSON mode); the cache keys carry the prompt set's id.
+        self.client = LLMClient(base_url=base_url, api_key_env=api_key_env,
+                                max_retries=max_retries, backoff_base=backoff_base,
+                                timeout=timeout, cache_dir=cache_dir, json_mode=False,
+                                max_tokens=max_tokens, prompt_version=self.prompts.version)
         self.max_concurrency = max_concurrency
-        self.stats = self._caller.stats
-        self._lock = threading.Lock()
+        self.stats = self.client.stats
+        self.stats["invalid_trigger"] = 0  # kept so the stats read as the usage judge's
 
     def judge(self, queries: Sequence[ThroneQuery]) -> list[ThroneVotes]:
         # One request per distinct (caption, class, model, format); repeats reuse it.
@@ -555,20 +544,18 @@ class LLMThroneJudge:
 
     def _ask(self, caption: str, category: str, model: str, format_index: int) -> bool | str:
         """One vote, or the error text of a failure (counted in stats["failures"])."""
-        outcome = self._caller._call(model, self.prompts.messages(caption, category, format_index),
-                                     parse_yes_no)
+        outcome = self.client.call(model, self.prompts.messages(caption, category, format_index),
+                                   parse_yes_no)
         if outcome.problems:
             reason, detail = outcome.problems[None]
             tries = f"{outcome.attempts} attempt{'s' if outcome.attempts != 1 else ''}"
-            with self._caller._lock:
-                failures = self.stats["failures"]
-                failures[reason] = failures.get(reason, 0) + 1
-            return self._caller._redact(f"THRONE question {format_index + 1} about {category!r} "
-                                        f"to {model}: failed after {tries}: {reason}: {detail}")
+            self.client.count_failure(reason)
+            return self.client.redact(f"THRONE question {format_index + 1} about {category!r} "
+                                      f"to {model}: failed after {tries}: {reason}: {detail}")
         return bool(outcome.results[None])
 
     def close(self) -> None:
-        self._caller.close()
+        self.client.close()
 
     def __enter__(self) -> "LLMThroneJudge":
         return self

@@ -32,7 +32,7 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def _table_html(table: Mapping[str, Any]) -> str:
-    from halluscope.bench.experiments import format_cell
+    from halluscope.report.tables import format_cell
 
     columns = list(table["columns"])
     with_notes = any(r.get("notes") for r in table["rows"])
@@ -90,7 +90,7 @@ def _figures(results: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
 
 def render_html(results: Mapping[str, Any]) -> str:
     """The page as one string (no external resources)."""
-    from halluscope.bench.run import summary_markdown
+    from halluscope.report.tables import summary_markdown
 
     s = results["summary"]
     title = f"NAME-Bench detector run: {s['model']}"
@@ -115,7 +115,7 @@ def render_html(results: Mapping[str, Any]) -> str:
 
 def render_markdown(results: Mapping[str, Any]) -> str:
     """The page's Markdown twin: summary and tables (plots are in the HTML only)."""
-    from halluscope.bench.run import summary_markdown, tables_markdown
+    from halluscope.report.tables import summary_markdown, tables_markdown
 
     return summary_markdown(results) + "\n\n## Tables\n\n" + tables_markdown(results) + "\n"
 

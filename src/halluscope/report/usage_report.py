@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES, with_class
+from halluscope.metrics.classes import CLASSES, with_class
 from halluscope.data.presence import Presence
 from halluscope.io.atomic import (uniform_image_ids, write_json_atomic, write_parquet_atomic,
                                   write_text_atomic)

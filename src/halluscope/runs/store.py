@@ -52,6 +52,13 @@ def _versions() -> dict[str, str]:
     return versions
 
 
+def shard_paths(root: Path) -> list[Path]:
+    """The Parquet shards of a store folder, in name order; [] when the folder is absent."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if _SHARD.match(p.name))
+
+
 class RunStore:
     """Rows keyed by `key_column`, in atomically written shards under `root`."""
 
@@ -78,7 +85,7 @@ class RunStore:
         self._done: set[str] | None = None
 
     def _shards(self) -> list[Path]:
-        return sorted(p for p in self.root.iterdir() if _SHARD.match(p.name))
+        return shard_paths(self.root)
 
     def done_keys(self) -> set[str]:
         if self._done is None:

@@ -204,12 +204,13 @@ def signal_text_features(signals_dir: str | Path, column: str = FEATURE_COLUMN
     Keyed by text, not caption index, because a judge sees caption texts only; the spans are
     those of `extract_mentions(caption_text)` on both sides, as in the bench join.
     """
-    from halluscope.bench.dataset import _read_store
     from halluscope.detectors.base import features_from_arrow
+    from halluscope.runs.signal_store import SignalStore
 
     root = Path(signals_dir)
-    mentions = _read_store(root / "mentions", ["caption_index", "start", "end", column])
-    captions = _read_store(root / "captions", ["caption_index", "caption_text"])
+    store = SignalStore(root)
+    mentions = store.read("mentions", ["caption_index", "start", "end", column])
+    captions = store.read("captions", ["caption_index", "caption_text"])
     for where, table, needed in ((root / "mentions", mentions,
                                   ("caption_index", "start", "end", column)),
                                  (root / "captions", captions, ("caption_index", "caption_text"))):

@@ -195,7 +195,7 @@ pytest.importorskip("transformers")
 def test_probe_command_on_vizwiz_reports_missing_images(tiny_qwen: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from halluscope.prism.cli import app
+    from halluscope.cli.prism import app
 
     ann, images = _write(tmp_path, ENTRIES[:3] + [ENTRIES[3]], with_images=(0, 2))
     out = tmp_path / "out"

@@ -4,7 +4,7 @@
 ['caption']
 
 Mount with `app.add_typer(caption_app)` (no name: `caption` becomes a top-level command), or run
-this module alone: `python -m halluscope.generation.cli --model DIR --images DIR --out DIR`.
+this module alone: `python -m halluscope.cli.caption --model DIR --images DIR --out DIR`.
 """
 
 from __future__ import annotations

@@ -198,7 +198,7 @@ def test_entangle_command_is_deterministic_and_feeds_the_report(tiny_qwen: Path,
                                                                 tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from halluscope.prism.cli import app
+    from halluscope.cli.prism import app
 
     data, images = _vsr_file(tmp_path)
 

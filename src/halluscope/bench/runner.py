@@ -32,7 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.bench.classes import CLASSES
+from halluscope.metrics.classes import CLASSES
 from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
                                        protocol_description, split_codes, split_counts,
                                        split_images, summarize_seeds)

@@ -1,4 +1,4 @@
-"""The CLI gaps of NAME-Bench closed here: `bench fit-text-filter` and `label --judge
+"""NAME-Bench CLI options: `bench fit-text-filter` and `label --judge
 text_filter`, `--detector-option` on `bench run` / `bench tables`, and the per-mention scores at
 every mixing budget (`scores_mixing.parquet`).
 
@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from halluscope.bench.cli import app as bench_app
+from halluscope.cli.bench import app as bench_app
 from halluscope.cli.main import app as main_app
 from halluscope.errors import ConfigError
 from halluscope.text.mentions import extract_mentions
@@ -221,7 +221,7 @@ def test_label_text_filter_options_are_checked(text_store, tmp_path):
 # --- 2. detector options ------------------------------------------------------------------------
 
 def test_detector_options_are_parsed_and_checked():
-    from halluscope.detectors.runner import parse_detector_options
+    from halluscope.bench.runner import parse_detector_options
 
     assert parse_detector_options(["dhcp.epochs=20", "dhcp.device=cuda", "dhcp.lr=0.01",
                                    "halp.batch_size=64", "svar.layers=0,2"]) == {
@@ -277,7 +277,7 @@ def test_run_passes_detector_options(bench_run):
 
 def test_tables_pass_detector_options(monkeypatch, tmp_path):
     import halluscope.detectors as registry
-    import halluscope.detectors.runner as runner
+    import halluscope.bench.runner as runner
     from synthetic_bench import write_synthetic
 
     built: list[tuple[str, dict]] = []
@@ -348,7 +348,7 @@ def test_mixing_scores_reproduce_the_reported_metrics(bench_run):
 
 def test_run_protocol_keeps_scores_only_when_asked():
     from halluscope.bench.protocol import MentionTable
-    from halluscope.detectors.runner import run_protocol
+    from halluscope.bench.runner import run_protocol
 
     rng = np.random.default_rng(0)
     labels = rng.choice(["concrete", "hallucinated", "non_assertive"], 240, p=[.6, .25, .15])

@@ -4,7 +4,7 @@
 ['evaluate', 'run', 'tables', 'fit-text-filter', 'table3', 'table10']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
-`python -m halluscope.bench.cli evaluate --scores FILE.parquet --out OUT.json`.
+`python -m halluscope.cli.bench evaluate --scores FILE.parquet --out OUT.json`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _names(detectors: Optional[str]) -> Optional[list[str]]:
 
 
 def _detector_options(items: Optional[list[str]]) -> dict[str, dict[str, Any]]:
-    from halluscope.detectors.runner import parse_detector_options
+    from halluscope.bench.runner import parse_detector_options
 
     return parse_detector_options(items or [])
 
@@ -122,7 +122,8 @@ def run_command(
 ) -> None:
     """Join labels and signals, run every detector through the protocol, write Tables 1, 2, 4,
     5, 7, 13 (JSON, CSV, Markdown), per-mention scores and an HTML report."""
-    from halluscope.bench.run import run_bench, summary_markdown
+    from halluscope.bench.run import run_bench
+    from halluscope.report.tables import summary_markdown
 
     with user_errors():
         options = _detector_options(detector_option)
@@ -159,7 +160,7 @@ def tables_command(
 ) -> None:
     """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
     15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
-    from halluscope.bench.experiments import table_markdown
+    from halluscope.report.tables import table_markdown
     from halluscope.bench.tables_extra import run_tables_extra
 
     with user_errors():
@@ -293,7 +294,7 @@ def table10_command(
     detector_option: Optional[list[str]] = DETECTOR_OPTION,
 ) -> None:
     """Table 10: the mixing experiment (Table 5) with every model reading the same captions."""
-    from halluscope.bench.experiments import table_markdown
+    from halluscope.report.tables import table_markdown
     from halluscope.bench.table10 import parse_readers, run_table10
 
     with user_errors():

@@ -22,29 +22,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Per-mention signals (attention, hidden states, logit lens) of captions.")
 
 
-def read_items(path: Path) -> list[dict[str, Any]]:
-    """JSON lines `{"image_id", "image", "caption"[, "token_ids", "prompt"]}`; blank lines
-    skipped; `image` defaults to the image_id. A `halluscope caption` run directory gives its
-    captioned rows with their generated `token_ids` (teacher-forced exactly) and its prompt."""
-    from halluscope.io.jsonl import read_jsonl
-
-    if path.is_dir():
-        from halluscope.generation.captioning import open_run
-
-        store = open_run(path)
-        prompt = store.manifest["config"].get("prompt")
-        return [{"image_id": r["image_id"], "image": r["image"], "caption": r["caption"],
-                 "token_ids": r["token_ids"], "prompt": prompt}
-                for r in store.rows() if r["error"] is None and r["token_ids"]]
-
-    items = []
-    for _, record in read_jsonl(path):
-        if "image" not in record and "image_id" in record:
-            record["image"] = str(record["image_id"])
-        items.append(record)
-    return items
-
-
 @app.command("signals")
 def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub id."),
             captions: Path = typer.Option(
@@ -80,6 +57,8 @@ def signals(model: Path = typer.Option(..., "--model", help="Model folder or hub
 
         run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
                                         num_shards, shard)
+        from halluscope.signals.inputs import read_items
+
         items = read_items(captions)
         spec = ModelSpec(str(model), dtype=dtype, device=device, attn_implementation="sdpa")
         spec.check()

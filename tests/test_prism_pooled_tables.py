@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from halluscope.prism.analysis import (dominance_summary, load_decomposition, pooled_summary,
                                        share)
-from halluscope.prism.cli import app
+from halluscope.cli.prism import app
 
 # Paper, Table 13: (model, dataset, N, Dom-V, Dom-L, Dom-A), all 16 settings.
 TABLE13_DOMINANCE = [

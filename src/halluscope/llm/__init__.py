@@ -1,0 +1,1 @@
+"""LLM endpoints: one client (retries, cache, cost, redaction) for every judge that asks one."""
