@@ -39,7 +39,7 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Sequence
 
@@ -117,47 +117,59 @@ class OfflineJudge:
 
     def _label_doc(self, doc: Doc, caption: str, mentions: list[Mention]
                    ) -> list[UsageLabel | JudgeFailure]:
-        asserted: set[str] = set()  # categories the caption has asserted so far
-        asserted_words: set[str] = set()
-        depicted: set[str] = set()  # categories mentioned only as depictions so far
-        order = sorted(range(len(mentions)), key=lambda k: mentions[k].start)
+        seen = _Discourse()
         results: dict[int, UsageLabel | JudgeFailure] = {}
-        for k in order:
+        for k in sorted(range(len(mentions)), key=lambda k: mentions[k].start):
             mention = mentions[k]
             span = doc.char_span(mention.start, mention.end, alignment_mode="expand")
             if span is None or len(span) == 0:
                 results[k] = JudgeFailure(judge=self.name,
                                           error=f"mention {mention.word!r} not in caption")
                 continue
-            decision = classify(span, mention.category)
-            if (decision.usage == "non_assertive" and _refers_back(span.root, mention, asserted,
-                                                                   asserted_words)
-                    and (decision.subtype != "depictive" or _beside_content(span.root))):
-                decision = _Decision("existential", reason="anaphor")
-            elif (decision.subtype in ("purpose", "hedged")
-                    and mention.category in asserted and _is_modifier(span)):
-                # "a setting for the boy's kite-flying adventure" after the kite was asserted.
-                decision = _Decision("existential", reason="asserted-modifier")
-            elif (decision.reason in ("hedge-scope", "negated-predicate")
-                    and mention.category in asserted
-                    and span.root.dep_ in ("attr", "oprd") and _re_describes(span.root)):
-                # "There is a bottle ... It appears to be a water bottle", "they are passenger
-                # trains, not freight trains": the kind of an asserted object is hedged or
-                # denied, not the object.
-                decision = _Decision("existential", reason="type-hedge")
-            elif (decision.usage == "existential" and decision.reason is None
-                    and mention.category in depicted - asserted
-                    and (pointer := _points_back(span.root)) is not None):
-                # "a sticker of two cats on it. One cat is peeking out": the same depiction.
-                decision = _Decision("non_assertive", "depictive",
-                                     _chars(pointer, span.root), "depicted-before")
-            if decision.subtype == "depictive":
-                depicted.add(mention.category)
-            if decision.usage == "existential":
-                asserted.add(mention.category)
-                asserted_words.add(mention.word.lower())
+            decision = seen.revise(classify(span, mention.category), span, mention)
             results[k] = _to_label(caption, mention, decision, self.name)
         return [results[k] for k in range(len(mentions))]
+
+
+@dataclass
+class _Discourse:
+    """What the caption has said so far, and the rules that read it: a mention's usage can
+    depend on earlier mentions of its category (reading the caption left to right)."""
+
+    asserted: set[str] = field(default_factory=set)  # categories asserted so far
+    asserted_words: set[str] = field(default_factory=set)
+    depicted: set[str] = field(default_factory=set)  # categories seen as depictions
+
+    def revise(self, decision: _Decision, span: Span, mention: Mention) -> _Decision:
+        """`decision` (the sentence's rules) revised by the discourse, which then records it."""
+        root, category = span.root, mention.category
+        if (decision.usage == "non_assertive"
+                and _refers_back(root, mention, self.asserted, self.asserted_words)
+                and (decision.subtype != "depictive" or _beside_content(root))):
+            decision = _Decision("existential", reason="anaphor")
+        elif (decision.subtype in ("purpose", "hedged") and category in self.asserted
+                and _is_modifier(span)):
+            # "a setting for the boy's kite-flying adventure" after the kite was asserted.
+            decision = _Decision("existential", reason="asserted-modifier")
+        elif (decision.reason in ("hedge-scope", "negated-predicate")
+                and category in self.asserted and root.dep_ in ("attr", "oprd")
+                and _re_describes(root)):
+            # "There is a bottle ... It appears to be a water bottle", "they are passenger
+            # trains, not freight trains": the kind of an asserted object is hedged or denied,
+            # not the object.
+            decision = _Decision("existential", reason="type-hedge")
+        elif (decision.usage == "existential" and decision.reason is None
+                and category in self.depicted - self.asserted
+                and (pointer := _points_back(root)) is not None):
+            # "a sticker of two cats on it. One cat is peeking out": the same depiction.
+            decision = _Decision("non_assertive", "depictive", _chars(pointer, root),
+                                 "depicted-before")
+        if decision.subtype == "depictive":
+            self.depicted.add(category)
+        if decision.usage == "existential":
+            self.asserted.add(category)
+            self.asserted_words.add(mention.word.lower())
+        return decision
 
 
 def unwrap_quotes(caption: str) -> str:
