@@ -46,8 +46,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from halluscope.metrics.classes import CLASSES
 from halluscope.errors import InputError
+from halluscope.metrics.classes import CLASSES
+from halluscope.ranking import auc
 
 SPLITS: tuple[str, ...] = ("fit", "calibration", "heldout")
 # 53.3 / 13.3 / 33.3 % of the images (the paper's 8:2:5).
@@ -225,30 +226,6 @@ def calibrate_threshold(concrete_scores: np.ndarray, rate: float = TARGET_CONCRE
     distance = np.where(allowed, np.abs(flagged - target), np.inf)
     best = int(np.lexsort((flagged, distance))[0])
     return Threshold(value=float(values[best]), flagged=int(flagged[best]), n=n, target=target)
-
-
-def midranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, tied values sharing their mean rank.
-
-    >>> midranks(np.array([3.0, 1.0, 3.0])).tolist()
-    [2.5, 1.0, 2.5]
-    """
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    ends = np.cumsum(counts)
-    return ((ends - counts + 1 + ends) / 2.0)[inverse]
-
-
-def auc(positive: np.ndarray, negative: np.ndarray) -> float | None:
-    """P(positive score > negative score) + 0.5 P(tie); None when a class is empty.
-
-    >>> auc(np.array([2.0, 3.0]), np.array([1.0, 2.0]))
-    0.875
-    """
-    n_pos, n_neg = len(positive), len(negative)
-    if n_pos == 0 or n_neg == 0:
-        return None
-    ranks = midranks(np.concatenate([positive, negative]).astype(np.float64))
-    return float((ranks[:n_pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
 def _rate(flags: np.ndarray) -> float | None:

@@ -4,7 +4,7 @@
 0.875
 
 Ties are handled, never broken by sort order: AUROC is the Mann-Whitney statistic with mid-ranks
-(a tied correct/incorrect pair counts one half), and selective accuracy at a coverage whose cut
+(`halluscope.ranking`, shared with the bench; a tied correct/incorrect pair counts one half), and selective accuracy at a coverage whose cut
 falls inside a group of tied scores is the expected accuracy when the tied items are admitted
 in random order. Source-aware scalarizations tie a lot (c * (1 - max(V, L, A)) is exactly 0
 whenever L = 1), so a sort-order tie-break would make their figures depend on the input order.
@@ -16,6 +16,8 @@ import math
 from typing import Sequence
 
 import numpy as np
+
+from halluscope.ranking import auc
 
 #: Coverages of the risk-coverage curve: 5%, 10%, ..., 100%, as in the paper's Table 34.
 CURVE_COVERAGES = tuple(i / 20 for i in range(1, 21))
@@ -31,23 +33,6 @@ def _arrays(scores: Sequence[float], correct: Sequence[bool]) -> tuple[np.ndarra
     return s, y
 
 
-def midranks(values: Sequence[float]) -> np.ndarray:
-    """1-based ranks, tied values sharing the mean of their positions.
-
-    >>> midranks([3.0, 1.0, 3.0, 2.0]).tolist()
-    [3.5, 1.0, 3.5, 2.0]
-    """
-    v = np.asarray(values, dtype=float)
-    order = np.argsort(v, kind="mergesort")
-    sorted_v = v[order]
-    ranks = np.empty(len(v), dtype=float)
-    starts = np.flatnonzero(np.r_[True, sorted_v[1:] != sorted_v[:-1]])
-    ends = np.r_[starts[1:], len(v)]
-    for start, end in zip(starts, ends):
-        ranks[order[start:end]] = (start + 1 + end) / 2.0
-    return ranks
-
-
 def auroc(scores: Sequence[float], correct: Sequence[bool]) -> float | None:
     """P(score of a correct item > score of a wrong one), ties counted 1/2; None if one class is empty.
 
@@ -55,12 +40,7 @@ def auroc(scores: Sequence[float], correct: Sequence[bool]) -> float | None:
     (0.5, True)
     """
     s, y = _arrays(scores, correct)
-    n_pos = int(y.sum())
-    n_neg = len(y) - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return None
-    rank_sum = float(midranks(s)[y].sum())
-    return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    return auc(s[y], s[~y])
 
 
 def expected_correct_at(scores: Sequence[float], correct: Sequence[bool]) -> np.ndarray:
