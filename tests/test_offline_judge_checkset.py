@@ -10,8 +10,8 @@ gold labels and the judge call non_assertive.
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -24,10 +24,17 @@ CHECK_SET = Path(__file__).parent / "data" / "usage_check.jsonl"
 USAGES = ("existential", "non_assertive", "not_object")
 
 
-def first_sentence(caption: str) -> str:
-    """The short-caption variant, as `tests/data/build_usage_check.py` made it."""
-    match = re.search(r"(?<=[.!?])\s|\n", caption.strip())
-    return caption.strip()[:match.start()] if match else caption.strip()
+def _builder():
+    """`tests/data/build_usage_check.py`, whose `first_sentence` made the short captions."""
+    spec = importlib.util.spec_from_file_location("build_usage_check",
+                                                  Path(__file__).parent / "data" /
+                                                  "build_usage_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+first_sentence = _builder().first_sentence
 
 
 def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, str], str]:

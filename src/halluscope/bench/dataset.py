@@ -129,11 +129,6 @@ def read_labels(path: str | Path, annotations: str | Path | None = None,
     return [{**r, "model": model if model is not None else r.get("model")} for r in rows]
 
 
-def signal_columns(signals_dir: str | Path) -> list[str]:
-    """Column names of the signal store's mention rows (from the first shard's schema)."""
-    return SignalStore(signals_dir).columns("mentions")
-
-
 @dataclass
 class BenchData:
     """The joined mentions: the protocol's table, the feature dict, and per-row metadata."""
@@ -164,7 +159,7 @@ def load_bench(labels_path: str | Path, signals_dir: str | Path,
 
     signals_dir = Path(signals_dir)
     labels = read_labels(labels_path, annotations, model, hedges_as_claims)
-    have = set(signal_columns(signals_dir))
+    have = set(SignalStore(signals_dir).columns("mentions"))
     missing_meta = [c for c in (*JOIN_KEY, "key", "image_id", "category") if c not in have]
     if missing_meta:
         raise InputError(f"signal mentions lack column(s) {', '.join(missing_meta)}",

@@ -117,16 +117,17 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
 
     from halluscope.bench import experiments as ex
     from halluscope.bench.dataset import (POSITION_COLUMN, class_counts, load_bench,
-                                          natural_rates, signal_columns)
+                                          natural_rates)
     from halluscope.bench.protocol import protocol_description, split_counts, summarize_seeds
     from halluscope.detectors import DETECTOR_COLUMNS, TRAINED
+    from halluscope.runs.signal_store import SignalStore
 
     signals, out = Path(signals), Path(out)
     if seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     budget_list = parse_budgets(budgets) if isinstance(budgets, str) else parse_budgets(
         ",".join(budgets))
-    available = set(signal_columns(signals))
+    available = set(SignalStore(signals).columns("mentions"))
     if _captions_have_halp(signals):
         available.add("halp_hidden")
     names, notes = resolve_detectors(detectors, available)

@@ -47,13 +47,13 @@ def parse_readers(specs: Sequence[str]) -> dict[str, Path]:
 
 def trained_detectors(signals: Path) -> list[str]:
     """The trained detectors (the ones Table 10 mixes) whose features the store has."""
-    from halluscope.bench.dataset import signal_columns
+    from halluscope.runs.signal_store import SignalStore
     from halluscope.bench.run import resolve_detectors
     from halluscope.detectors import TRAINED
 
     if not (signals / "mentions").is_dir():
         raise InputError("not a `halluscope signals` directory (no mentions/)", path=signals)
-    names, _ = resolve_detectors(None, set(signal_columns(signals)))
+    names, _ = resolve_detectors(None, set(SignalStore(signals).columns("mentions")))
     found = [n for n in names if n in TRAINED]
     if not found:
         raise InputError("the store has the features of no trained detector "

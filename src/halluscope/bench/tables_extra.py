@@ -789,7 +789,8 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
     """Load the bench, compute the requested tables, write `extra_results.json`,
     `extra_tables.md` and one CSV per table under `out` (atomically); return the results.
     `detector_options` ({name: {option: value}}) are passed to the detectors' constructors."""
-    from halluscope.bench.dataset import load_bench, signal_columns
+    from halluscope.bench.dataset import load_bench
+    from halluscope.runs.signal_store import SignalStore
     from halluscope.report.tables import table_csv, table_markdown
     from halluscope.bench.run import _captions_have_halp, parse_budgets, resolve_detectors
     from halluscope.detectors import DETECTOR_COLUMNS, TRAINED
@@ -803,7 +804,7 @@ def run_tables_extra(labels: str | Path, signals: str | Path, out: str | Path,
     if seeds < 1:
         raise ConfigError("--seeds must be at least 1")
     signals, out = Path(signals), Path(out)
-    available = set(signal_columns(signals))
+    available = set(SignalStore(signals).columns("mentions"))
     if _captions_have_halp(signals):
         available.add("halp_hidden")
     names, notes = resolve_detectors(detectors, available)

@@ -510,7 +510,6 @@ class LLMThroneJudge:
                                 max_tokens=max_tokens, prompt_version=self.prompts.version)
         self.max_concurrency = max_concurrency
         self.stats = self.client.stats
-        self.stats["invalid_trigger"] = 0  # kept so the stats read as the usage judge's
 
     def judge(self, queries: Sequence[ThroneQuery]) -> list[ThroneVotes]:
         # One request per distinct (caption, class, model, format); repeats reuse it.
