@@ -74,7 +74,7 @@ def evaluate(table, features, seeds, natural_share) -> dict:
     from sklearn.metrics import roc_auc_score
 
     from halluscope.bench.protocol import split_codes
-    from halluscope.bench.tables_extra import text_filter_rows
+    from halluscope.bench.tables.table11 import text_filter_rows
     from halluscope.text.usage.text_filter import fit_text_filter
 
     na = table.label == "non_assertive"
@@ -170,7 +170,7 @@ def main() -> None:
               "--batch-size", str(args.batch_size)).strip(), flush=True)
 
     from halluscope.bench.dataset import load_bench
-    from halluscope.bench.tables_extra import resolve_natural_share
+    from halluscope.bench.tables.common import resolve_natural_share
 
     data = load_bench(labels, out / "signals", list(COLUMNS.values()), gt)
     natural_share, _ = resolve_natural_share(data.table, None)

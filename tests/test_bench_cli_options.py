@@ -99,7 +99,7 @@ def _one_line_error(result, *needles: str) -> None:
 
 def test_fit_text_filter_trains_as_appendix_e_and_reloads(text_store):
     from halluscope.bench.protocol import split_codes
-    from halluscope.bench.tables_extra import fit_bench_text_filter
+    from halluscope.bench.appendix import fit_bench_text_filter
     from halluscope.text.usage.text_filter import TextFilterModel
 
     root, labels, signals, _, _ = text_store

@@ -60,7 +60,7 @@ def test_run_writes_every_table_and_the_html(synthetic):
 
 
 def test_budget_zero_matches_the_runner(synthetic):
-    from halluscope.bench.experiments import score_as_published
+    from halluscope.bench.published import score_as_published
     from halluscope.bench.runner import run_protocol
     from halluscope.detectors import DETECTOR_COLUMNS
 

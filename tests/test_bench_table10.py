@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from halluscope.cli.bench import app
-from halluscope.bench.table10 import parse_readers
+from halluscope.bench.tables.table10 import parse_readers
 from halluscope.errors import ConfigError
 
 from synthetic_bench import write_synthetic

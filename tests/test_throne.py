@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # for the fake server 
 
 from fake_openai_server import FakeOpenAI  # noqa: E402
 
-from halluscope.bench.table3 import run_table3, table3_rows  # noqa: E402
+from halluscope.bench.tables.table3 import run_table3, table3_rows  # noqa: E402
 from halluscope.errors import ConfigError  # noqa: E402
 from halluscope.io.atomic import write_parquet_atomic  # noqa: E402
 from halluscope.metrics.throne import (QUESTION_FORMATS, LLMThroneJudge,  # noqa: E402

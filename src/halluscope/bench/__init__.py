@@ -1,3 +1,4 @@
-"""NAME-Bench: classes from usage and presence (`classes`), the calibrated protocol (`protocol`),
-the labels + signals join (`dataset`), the experiments and tables (`experiments`,
-`tables_extra`), the run that writes them (`run`) and the `halluscope bench` sub-app (`cli`)."""
+"""NAME-Bench: the labels + signals join (`dataset`), the calibrated protocol (`protocol`), its fit
+step (`fitting`), the protocol over detectors, seeds and budgets (`runner`), the as-published
+scores (`published`), one module per paper table (`tables`), and the commands that write them
+(`run` for `bench run`, `appendix` for `bench tables`)."""

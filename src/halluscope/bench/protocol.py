@@ -228,8 +228,44 @@ def calibrate_threshold(concrete_scores: np.ndarray, rate: float = TARGET_CONCRE
     return Threshold(value=float(values[best]), flagged=int(flagged[best]), n=n, target=target)
 
 
-def _rate(flags: np.ndarray) -> float | None:
-    return float(flags.mean()) if len(flags) else None
+def flag_rate(flags: np.ndarray, mask: np.ndarray | None = None) -> float | None:
+    """Share of the `mask` rows (all rows without one) flagged; None when there are none (never
+    NaN).
+
+    >>> flag_rate(np.array([True, False])), flag_rate(np.array([True]), np.array([False])) is None
+    (0.5, True)
+    """
+    chosen = flags if mask is None else flags[mask]
+    return float(chosen.mean()) if len(chosen) else None
+
+
+def calibrated_threshold(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
+                         passed: np.ndarray) -> tuple[float | None, str | None]:
+    """The threshold flagging 10% of the calibration concrete mentions that pass a filter
+    (`passed`), or (None, reason)."""
+    if not np.isfinite(scores).all():
+        return None, "NaN or infinite scores"
+    calibration = scores[(codes == 1) & (table.label == "concrete") & passed]
+    if not len(calibration):
+        return None, "no calibration concrete mentions (after the filter)"
+    return calibrate_threshold(calibration).value, None
+
+
+def flags_at_threshold(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
+                       passed: np.ndarray | None = None) -> tuple[np.ndarray | None, str | None]:
+    """Flags (score > threshold) of mentions that pass the filter, the threshold flagging 10% of
+    the calibration concrete mentions that pass it; (None, reason) when there are none.
+
+    >>> t = MentionTable.from_columns(list("abcd"), ["concrete"] * 4)
+    >>> flags, _ = flags_at_threshold(np.arange(4.0), t, np.array([1, 1, 2, 2]))
+    >>> flags.tolist()
+    [False, False, True, True]
+    """
+    passed = np.ones(len(table), dtype=bool) if passed is None else passed
+    threshold, reason = calibrated_threshold(scores, table, codes, passed)
+    if threshold is None:
+        return None, reason
+    return (scores > threshold) & passed, None
 
 
 def empty_result(*notes: str) -> dict[str, Any]:
@@ -278,9 +314,9 @@ def evaluate_seed(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
     flagged = scores > threshold.value
     masks = {name: held & (labels == name) for name in CLASSES}
     result["n_heldout"] = {name: int(m.sum()) for name, m in masks.items()}
-    result["concrete_fpr"] = _rate(flagged[masks["concrete"]])
-    result["halluc_tpr"] = _rate(flagged[masks["hallucinated"]])
-    result["na_fpr"] = _rate(flagged[masks["non_assertive"]])
+    result["concrete_fpr"] = flag_rate(flagged, masks["concrete"])
+    result["halluc_tpr"] = flag_rate(flagged, masks["hallucinated"])
+    result["na_fpr"] = flag_rate(flagged, masks["non_assertive"])
     for name, message in (("concrete", "no held-out concrete mentions"),
                           ("hallucinated", "no held-out hallucinated mentions"),
                           ("non_assertive", "no held-out non-assertive mentions")):
@@ -300,8 +336,13 @@ def evaluate_seed(scores: np.ndarray, table: MentionTable, codes: np.ndarray,
     return result
 
 
-def _mean_std(values: Sequence[float | None]) -> dict[str, Any]:
-    kept = [v for v in values if v is not None]
+def mean_std(values: Sequence[float | None]) -> dict[str, Any]:
+    """Mean and sample sd (ddof=1) over the seeds where a value is defined.
+
+    >>> mean_std([0.2, None, 0.4])["n_seeds"], mean_std([None])["mean"]
+    (2, None)
+    """
+    kept = [float(v) for v in values if v is not None]
     if not kept:
         return {"mean": None, "std": None, "n_seeds": 0}
     std = float(np.std(kept, ddof=1)) if len(kept) > 1 else None
@@ -315,9 +356,9 @@ def summarize_seeds(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ...                   "na_fpr_by_subtype": {}}])["na_fpr"]["mean"]
     0.30000000000000004
     """
-    out: dict[str, Any] = {m: _mean_std([r.get(m) for r in results]) for m in METRICS}
+    out: dict[str, Any] = {m: mean_std([r.get(m) for r in results]) for m in METRICS}
     subtypes = sorted({s for r in results for s in r.get("na_fpr_by_subtype", {})})
-    out["na_fpr_by_subtype"] = {s: _mean_std([r["na_fpr_by_subtype"].get(s) for r in results])
+    out["na_fpr_by_subtype"] = {s: mean_std([r["na_fpr_by_subtype"].get(s) for r in results])
                                 for s in subtypes}
     notes = sorted({n for r in results for n in r.get("notes", [])})
     out["notes"] = notes

@@ -94,7 +94,7 @@ def _strip_splits(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 
 def _roc_points(positive: np.ndarray, negative: np.ndarray, limit: int = 101
                 ) -> dict[str, list[float]] | None:
-    from halluscope.bench.experiments import roc_curve
+    from halluscope.bench.published import roc_curve
 
     if not len(positive) or not len(negative):
         return None
@@ -115,7 +115,14 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
     """The whole run; returns the results written to `out/results.json`."""
     import time
 
-    from halluscope.bench import experiments as ex
+    from halluscope.bench.published import figure_examples, score_as_published
+    from halluscope.bench.tables.common import subtypes_of
+    from halluscope.bench.tables.table1 import table1
+    from halluscope.bench.tables.table2 import table2
+    from halluscope.bench.tables.table4 import table4
+    from halluscope.bench.tables.table5 import table5
+    from halluscope.bench.tables.table7 import table7
+    from halluscope.bench.tables.table13 import table13
     from halluscope.bench.dataset import (POSITION_COLUMN, class_counts, load_bench,
                                           natural_rates)
     from halluscope.bench.protocol import protocol_description, split_counts, summarize_seeds
@@ -153,7 +160,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
 
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    seeds_scored = ex.score_as_published(table, features, options, seed_list, progress, timings)
+    seeds_scored = score_as_published(table, features, options, seed_list, progress, timings)
     trained_run = [n for n in names if n in TRAINED]  # HALP is reported at budget 0 only
     mixing_budgets = [b for b in budget_list if b != "0"]
     mixing: dict[str, Any] = {"mean": {}, "per_seed": []}
@@ -178,7 +185,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
             entry.update(mixing["per_seed"][i]["budgets"])
         per_seed_budgets.append(entry)
 
-    subtypes = ex.subtypes_of(table)
+    subtypes = subtypes_of(table)
     if not (table.label == "non_assertive").any():
         notes.append("this model has no non-assertive mentions: non-assertive FPRs are undefined "
                      "and every mixing budget equals budget 0")
@@ -188,14 +195,13 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
     rates = natural_rates(rows_for_tables)
     counts = class_counts(rows_for_tables)
     tables = {
-        "table1": _table1(rates),
-        "table2": _table2(counts, subtypes),
-        "table4": ex.table4(mean0, subtypes),
-        "table5": ex.table5(mean, per_seed_budgets, budget_list,
-                            [n for n in trained_run]),
-        "table7": ex.table7(seeds_scored, table, names, subtypes),
-        "table13": ex.table13(seeds_scored, table,
-                              None if positions is None else np.asarray(positions), names),
+        "table1": table1(rates),
+        "table2": table2(counts, subtypes),
+        "table4": table4(mean0, subtypes),
+        "table5": table5(mean, per_seed_budgets, budget_list, trained_run),
+        "table7": table7(seeds_scored, table, names, subtypes),
+        "table13": table13(seeds_scored, table,
+                           None if positions is None else np.asarray(positions), names),
     }
     first = seeds_scored[0]
     held = first.codes == 2
@@ -208,7 +214,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
                              score[held & (table.label == "concrete")])
         if points is not None:
             roc[name] = {**points, "auc": first.results[name]["auc_concrete_vs_halluc"]}
-    figures = {"scores": ex.figure_examples(first, table, data.rows, figure_detector),
+    figures = {"scores": figure_examples(first, table, data.rows, figure_detector),
                "roc": roc, "roc_seed": first.seed}
 
     summary = {
@@ -235,52 +241,6 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
         _write_mixing_scores(out / "scores_mixing.parquet", seeds_scored, mixing.get("scores"),
                              table, trained_run)
     return results
-
-
-def _pct(estimate: Mapping[str, Any]) -> dict[str, Any]:
-    return {"mean": estimate["value"], "std": None, "n_seeds": 1}
-
-
-def _ci(estimate: Mapping[str, Any]) -> str:
-    if estimate.get("low") is None:
-        return "–"
-    return f"[{100 * estimate['low']:.1f}, {100 * estimate['high']:.1f}]"
-
-
-def _table1(rates: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    from halluscope.bench.experiments import make_table
-
-    rows = []
-    for model, r in rates.items():
-        na, hal = r["non_assertive_share"], r["hallucination_rate"]
-        rows.append({"model": model, "images": r["n_images"], "mentions": r["n_mentions"],
-                     "NA share %": _pct(na), "NA share 95% CI": _ci(na),
-                     "halluc rate %": _pct(hal), "halluc rate 95% CI": _ci(hal),
-                     "notes": [] if hal["value"] is not None else ["no existential mentions"]})
-    return make_table("table1", "Table 1: natural rates (95% image-bootstrap CI)",
-                      ["model", "images", "mentions", "NA share %", "NA share 95% CI",
-                       "halluc rate %", "halluc rate 95% CI"], rows,
-                      percent=["NA share %", "halluc rate %"], description=(
-                          "Natural only on captions of random images; on a set that oversamples "
-                          "non-assertive mentions these are the set's own shares."))
-
-
-def _table2(counts: Mapping[str, Mapping[str, Any]], subtypes: Sequence[str]) -> dict[str, Any]:
-    from halluscope.bench.experiments import make_table
-
-    rows = []
-    for model, c in counts.items():
-        row: dict[str, Any] = {"model": model, "concrete": c["concrete"],
-                               "hallucinated": c["hallucinated"],
-                               "non-assertive": c["non_assertive"], "total": c["total"],
-                               "notes": []}
-        for s in subtypes:
-            cell = c["subtypes"].get(s)
-            row[s] = f"{cell['n']} ({cell['share']:.1f}%)" if cell else "0"
-        rows.append(row)
-    return make_table("table2", "Table 2: mentions per class and non-assertive subtype",
-                      ["model", "concrete", "hallucinated", "non-assertive", "total",
-                       *subtypes], rows)
 
 
 def write_outputs(results: Mapping[str, Any], out: Path, timings: Mapping[str, float]) -> None:

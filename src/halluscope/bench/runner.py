@@ -25,7 +25,6 @@ the results do not depend on the input row order.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import time
 from typing import Any, Callable, Mapping, Sequence
@@ -33,11 +32,12 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from halluscope.metrics.classes import CLASSES
+from halluscope.bench.fitting import budget_count, fit_scores, mix_pool, mixed_count
 from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
                                        protocol_description, split_codes, split_counts,
                                        split_images, summarize_seeds)
 from halluscope.detectors import DETECTOR_COLUMNS, DETECTORS, TRAINED, get_detector
-from halluscope.errors import ConfigError, HalluscopeError, InputError
+from halluscope.errors import ConfigError, InputError
 
 BUDGETS: tuple[str, ...] = ("0", "nat", "10", "30", "100", "max")
 # Set by the registry (name) or by the protocol per seed (seed): an option could not take effect.
@@ -141,55 +141,6 @@ def parse_detector_options(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def budget_count(budget: str, n_halluc: int, n_training: int, n_available: int,
-                 natural_share: float | None) -> tuple[int, str | None]:
-    """How many non-assertive mentions a budget adds, and a note when it is capped.
-
-    >>> budget_count("30", 100, 500, 20, None)
-    (20, 'budget 30: 30 wanted, 20 available')
-    >>> budget_count("nat", 100, 990, 50, 0.01)
-    (10, None)
-    """
-    if budget == "0":
-        return 0, None
-    if budget == "max":
-        return n_available, None
-    if budget == "nat":
-        if natural_share is None or not 0 <= natural_share < 1:
-            raise ConfigError("budget 'nat' needs natural_share in [0, 1) (the model's share of "
-                              "non-assertive mentions, Table 1)")
-        wanted = int(round(natural_share * n_training / (1.0 - natural_share)))
-    else:
-        try:
-            percent = float(budget)
-        except ValueError:
-            raise ConfigError(f"unknown budget {budget!r}; use a percentage, 'nat' or 'max'"
-                              ) from None
-        wanted = int(round(percent / 100.0 * n_halluc))
-    if wanted > n_available:
-        return n_available, f"budget {budget}: {wanted} wanted, {n_available} available"
-    return wanted, None
-
-
-def _mix_order(keys: np.ndarray, seed: int) -> np.ndarray:
-    digests = [hashlib.blake2b(f"{seed}:mix:{k}".encode("utf-8"), digest_size=8).digest()
-               for k in keys]
-    return np.array(sorted(range(len(keys)), key=lambda i: (digests[i], keys[i])), dtype=np.int64)
-
-
-def _take(features: Mapping[str, np.ndarray], columns: Sequence[str], rows: np.ndarray
-          ) -> dict[str, np.ndarray]:
-    return {c: np.asarray(features[c])[rows] for c in columns if c in features}
-
-
-def _score_rows(detector: Any, features: Mapping[str, np.ndarray], rows: np.ndarray,
-                chunk: int = 4096) -> np.ndarray:
-    """Scores of `rows`, a chunk at a time (bounds the memory of copies of large features)."""
-    parts = [detector.score(_take(features, detector.columns, rows[start:start + chunk]))
-             for start in range(0, len(rows), chunk)]
-    return np.concatenate(parts) if parts else np.zeros(0)
-
-
 def _canonical(table: MentionTable, features: Mapping[str, np.ndarray]
                ) -> tuple[MentionTable, dict[str, np.ndarray]]:
     keys = table.mention_keys()
@@ -240,55 +191,27 @@ def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
     kept: list[dict[str, Any]] = []
     for seed in seeds:
         codes = split_codes(table.image_id, seed)
-        fit_rows = codes == 0
         scored = codes != 0
         if keep_scores:
             kept.append({"seed": int(seed), "codes": codes, "rows": np.flatnonzero(scored),
                          "budgets": {}})
-        halluc = table.label == "hallucinated"
-        train_base = np.flatnonzero(fit_rows & (table.label != "non_assertive"))
-        na_fit = np.flatnonzero(fit_rows & (table.label == "non_assertive"))
-        na_fit = na_fit[_mix_order(table.key[na_fit], seed)]
+        na_fit = mix_pool(table, codes, seed)
         seed_out: dict[str, Any] = {"seed": int(seed), "splits": split_images(table.image_id, seed),
                                     "split_counts": split_counts(table, codes), "budgets": {}}
         for budget in budgets:
-            m, note = budget_count(budget, int((fit_rows & halluc).sum()), len(train_base),
-                                   len(na_fit), natural_share)
-            rows = np.sort(np.concatenate([train_base, na_fit[:m]]))
-            y = halluc[rows].astype(np.int64)
+            m, note = mixed_count(budget, table, codes, len(na_fit), natural_share)
             results: dict[str, Any] = {}
             for name, opts in options.items():
-                detector = get_detector(name, **opts)
-                if not detector.trained or name not in mixed:
-                    if budget != "0":
-                        continue
-                if not detector.trained:
-                    # Seed-independent: score once, reuse for every seed.
-                    if name not in fixed_scores:
-                        start = time.perf_counter()
-                        try:
-                            fixed_scores[name] = _score_rows(detector, features,
-                                                             np.arange(len(table)))
-                        except HalluscopeError as exc:
-                            fixed_scores[name] = str(exc)
-                        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
-                    scores = fixed_scores[name]
-                else:
-                    if hasattr(detector, "seed"):
-                        detector.seed = int(seed)
-                    say(f"seed {seed} budget {budget}: fitting {name} on {len(rows)} mentions")
-                    start = time.perf_counter()
-                    try:
-                        detector.fit(_take(features, detector.columns, rows), y)
-                        scores = np.zeros(len(table))
-                        scores[scored] = _score_rows(detector, features,
-                                                     np.flatnonzero(scored))
-                    except HalluscopeError as exc:
-                        scores = str(exc)
-                    timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
-                    if keep_scores:
-                        kept[-1]["budgets"].setdefault(budget, {})[name] = (
-                            scores if isinstance(scores, str) else scores[scored])
+                trained = get_detector(name, **opts).trained
+                if (not trained or name not in mixed) and budget != "0":
+                    continue  # evaluated as published only
+                start = time.perf_counter()
+                scores = fit_scores(name, opts, table, features, codes, na_fit[:m], seed,
+                                    cache=fixed_scores, progress=say)
+                timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
+                if keep_scores and trained:
+                    kept[-1]["budgets"].setdefault(budget, {})[name] = (
+                        scores if isinstance(scores, str) else scores[scored])
                 results[name] = (empty_result(scores) if isinstance(scores, str)
                                  else evaluate_seed(scores, table, codes))
             seed_out["budgets"][budget] = {"n_mixed": int(m), "notes": [note] if note else [],

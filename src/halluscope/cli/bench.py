@@ -161,12 +161,12 @@ def tables_command(
     """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
     15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
     from halluscope.report.tables import table_markdown
-    from halluscope.bench.tables_extra import run_tables_extra
+    from halluscope.bench.appendix import run_appendix_tables
 
     with user_errors():
         options = _detector_options(detector_option)
         names = _names(detectors)
-        results = run_tables_extra(labels, signals, out, tables=tables, seeds=seeds,
+        results = run_appendix_tables(labels, signals, out, tables=tables, seeds=seeds,
                                    detectors=names, model=model, annotations=annotations,
                                    natural_share=natural_share, budgets=budgets,
                                    allow_unmatched=allow_unmatched, detector_options=options,
@@ -194,7 +194,7 @@ def fit_text_filter_command(
     mid-layer states over W4; non-assertive vs concrete + hallucinated; threshold 0.5) on the
     seed's fit split with the natural share of non-assertive mentions, save it, and print its
     held-out recall per subtype. Use it with `halluscope label --judge text_filter`."""
-    from halluscope.bench.tables_extra import fit_bench_text_filter
+    from halluscope.bench.appendix import fit_bench_text_filter
     from halluscope.report.markdown import markdown_table
 
     with user_errors():
@@ -249,7 +249,7 @@ def table3_command(
 ) -> None:
     """Table 3: % of hallucinated, non-assertive (per subtype) and concrete mentions counted as
     hallucinations by CHAIR and THRONE (majority, unanimous), and THRONE's disqualification rate."""
-    from halluscope.bench.table3 import run_table3, table3_markdown
+    from halluscope.bench.tables.table3 import run_table3, table3_markdown
     from halluscope.metrics.throne import get_throne_judge
 
     with user_errors():
@@ -295,7 +295,7 @@ def table10_command(
 ) -> None:
     """Table 10: the mixing experiment (Table 5) with every model reading the same captions."""
     from halluscope.report.tables import table_markdown
-    from halluscope.bench.table10 import parse_readers, run_table10
+    from halluscope.bench.tables.table10 import parse_readers, run_table10
 
     with user_errors():
         options = _detector_options(detector_option)

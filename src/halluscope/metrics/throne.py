@@ -19,7 +19,7 @@ characters and greedy decoding, and aggregates the votes two ways (`aggregate`):
   are no (a tie, possible only with an even number of votes, is disqualified).
 
 A mention counts as hallucinated by THRONE when its verdict is "present" and the object is not
-annotated in the image (`bench.table3` does that join).
+annotated in the image (`bench.tables.table3` does that join).
 
 Prompt sets (`ThronePrompts`). The default set (`DEFAULT_PROMPTS`: `INSTRUCTION`, `TEMPLATE`,
 `QUESTION_FORMATS` with their plural forms `QUESTION_FORMATS_PLURAL`, version id `PROMPT_VERSION`)
@@ -84,7 +84,7 @@ Judges (both return one `ThroneVotes` per `ThroneQuery`):
   cannot place is a failure.
 
 A query with any failed vote gets the verdict "failed" under both rules (a partial vote would
-make "unanimous" easier to reach); `bench.table3` reports failures apart from verdicts.
+make "unanimous" easier to reach); `bench.tables.table3` reports failures apart from verdicts.
 """
 
 from __future__ import annotations

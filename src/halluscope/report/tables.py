@@ -3,7 +3,7 @@
 >>> format_cell({"mean": 0.5, "std": 0.1, "n_seeds": 3}, True)
 '50.0 ± 10.0'
 
-Reports render the data they are given: the bench builds tables (`bench.experiments.make_table`:
+Reports render the data they are given: the bench builds tables (`bench.tables.common.make_table`:
 columns, rows of cells, notes) and this module, which imports nothing from `bench`, turns them
 into text.
 """
@@ -63,7 +63,7 @@ def table_markdown(table: Mapping[str, Any]) -> str:
 def table_csv(table: Mapping[str, Any]) -> str:
     """The table as CSV: metric cells as `col` (mean, fraction) and `col_sd`; empty if undefined.
 
-    >>> from halluscope.bench.experiments import make_table
+    >>> from halluscope.bench.tables.common import make_table
     >>> t = make_table("t", "T", ["d", "x"], [{"d": "a", "x": {"mean": 0.5, "std": None}}])
     >>> table_csv(t).splitlines()
     ['d,x,x_sd,notes', 'a,0.5,,']

@@ -22,7 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from halluscope.cli.bench import app
-from halluscope.bench.tables_extra import hedges_as_claims, table17
+from halluscope.bench.tables.table15 import hedges_as_claims
+from halluscope.bench.tables.table17 import table17
 from halluscope.errors import ConfigError
 
 SUBTYPES = ("hedged", "depictive", "purpose", "negation")
@@ -227,7 +228,8 @@ def test_imports_stay_light():
     import sys
 
     code = ("import sys, halluscope.bench, halluscope.text.usage, "
-            "halluscope.bench.tables_extra, halluscope.text.usage.text_filter; "
+            "halluscope.bench.appendix, halluscope.bench.tables.table6, "
+            "halluscope.text.usage.text_filter; "
             "print(any(m in sys.modules for m in ('torch', 'sklearn')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

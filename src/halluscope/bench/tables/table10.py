@@ -71,7 +71,7 @@ def combine(tables5: Mapping[str, Mapping[str, Any]], budgets: Sequence[str],
     >>> t["columns"], t["rows"][1]["b 0"]
     (['detector', 'metric', 'a 0', 'b 0'], {'mean': 0.4})
     """
-    from halluscope.bench.experiments import make_table
+    from halluscope.bench.tables.common import make_table
 
     columns = ["detector", "metric"] + [f"{r} {b}" for r in tables5 for b in budgets]
     rows: dict[tuple[str, str], dict[str, Any]] = {}
