@@ -77,12 +77,7 @@ def detector_parameters(name: str) -> dict[str, inspect.Parameter]:
     >>> sorted(detector_parameters("hidden_mid"))
     ['C', 'columns', 'max_iter', 'name']
     """
-    import importlib
-
-    if name not in DETECTORS:
-        raise ConfigError(f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}")
-    module_name, class_name = DETECTORS[name].split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = DETECTORS.load(name)
     return {p.name: p for p in inspect.signature(cls.__init__).parameters.values()
             if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
 

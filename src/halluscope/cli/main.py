@@ -18,32 +18,24 @@ from typing import Optional
 import typer
 
 from halluscope.cli.common import progress_bar, user_errors
+from halluscope.text.usage.base import JUDGES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="What a VLM caption claims vs. merely mentions, and which claims are "
                        "hallucinated.")
 
 
-class JudgeName(str, Enum):
-    offline = "offline"
-    llm = "llm"
+# The CLI's judge choices come from the registry: `report` takes the judges that read caption
+# text, `label` also those that read the signal store of the captions (the text filter).
+JudgeName = Enum("JudgeName", [(n, n) for n in JUDGES.select(reads="captions")], type=str)
+LabelJudgeName = Enum("LabelJudgeName", [(n, n) for n in JUDGES], type=str)
 
 
-class LabelJudgeName(str, Enum):
-    """`label` also takes the text filter, which needs the signal store of the captions (so
-    `report`, which reads captions only, does not)."""
-
-    offline = "offline"
-    llm = "llm"
-    text_filter = "text_filter"
-
-
-def _make_judge(judge: JudgeName, llm: dict):
+def _make_judge(judge: str, llm: dict):
     from halluscope.text.usage import get_judge
 
-    if judge == JudgeName.llm:
-        return get_judge("llm", **llm)
-    return get_judge("offline")
+    name = getattr(judge, "value", judge)
+    return get_judge("llm", **llm) if name == "llm" else get_judge(name)
 
 
 def _echo_judge_stats(judge) -> None:
@@ -75,7 +67,7 @@ def _load_vocabulary(vocab_file: Optional[Path], replace: bool):
 CAPTIONS = typer.Option(..., "--captions", help="JSON lines {image_id, caption}.")
 SKIP_BAD = typer.Option(False, "--skip-bad",
                         help="Record and count bad input lines instead of stopping at the first.")
-JUDGE = typer.Option(JudgeName.offline, "--judge", help="Usage judge.")
+JUDGE = typer.Option(JudgeName("offline"), "--judge", help="Usage judge.")
 LLM_URL = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint (default: OpenAI).")
 LLM_MODEL = typer.Option("gpt-4o", "--llm-model", help="LLM judge model for steps 1 and 2.")
 LLM_COMPOUND = typer.Option("gpt-4o-mini", "--llm-compound-model",
@@ -122,10 +114,10 @@ def _label_judge(judge: LabelJudgeName, text_filter: Optional[Path], signals: Op
     from halluscope.errors import ConfigError
     from halluscope.text.usage import get_judge
 
-    if judge != LabelJudgeName.text_filter:
+    if judge.value != "text_filter":
         if text_filter is not None or signals is not None:
             raise ConfigError("--text-filter and --signals are options of --judge text_filter")
-        return _make_judge(JudgeName(judge.value), llm)
+        return _make_judge(judge, llm)
     if text_filter is None or signals is None:
         raise ConfigError("--judge text_filter needs --text-filter FILTER.json (from `halluscope "
                           "bench fit-text-filter`) and --signals DIR (the `halluscope signals` "
@@ -135,7 +127,7 @@ def _label_judge(judge: LabelJudgeName, text_filter: Optional[Path], signals: Op
 
 @app.command()
 def label(captions: Path = CAPTIONS, out: Path = typer.Option(..., "--out"),
-          judge: LabelJudgeName = typer.Option(LabelJudgeName.offline, "--judge",
+          judge: LabelJudgeName = typer.Option(LabelJudgeName("offline"), "--judge",
                                                help="Usage judge."),
           text_filter: Optional[Path] = typer.Option(
               None, "--text-filter", help="--judge text_filter: the fitted filter (JSON of "

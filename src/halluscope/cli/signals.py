@@ -11,7 +11,7 @@ signals --model DIR ...`. torch is imported only when the command runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 

@@ -12,57 +12,52 @@ Every detector has `fit(features, labels)` (a no-op for training-free ones, retu
 column name to an array with one row per mention (`halluscope.detectors.base.FeatureTable`);
 `labels` is 1 for hallucinated and 0 for concrete and for mixed-in non-assertive mentions.
 
-`DETECTOR_COLUMNS` is the one place that says which feature columns a detector reads; the names
-are those written by `halluscope.signals` (see `FEATURE_SHAPES` in `base` for the shapes). A
-detector built with `columns=(...)` reads other columns of the same shapes.
+`DETECTORS` is the one place that says which feature columns a detector reads (its `columns`
+metadata, viewed as `DETECTOR_COLUMNS`). A detector built with `columns=(...)` reads other
+columns of the same shapes. Adding a detector: a class with `fit`/`score` (and a docstring
+example) in this package, and one `DETECTORS.add` line.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from halluscope.errors import ConfigError
+from halluscope.registry import Registry
 
-# name -> "module:Class"; imported only when asked for (sklearn / torch stay unloaded until then).
-DETECTORS: dict[str, str] = {
-    "svar": "halluscope.detectors.training_free:SVAR",
-    "vade": "halluscope.detectors.training_free:VADE",
-    "internal_confidence": "halluscope.detectors.training_free:InternalConfidence",
-    "glsim": "halluscope.detectors.training_free:GLSim",
-    "pas": "halluscope.detectors.training_free:PAS",
-    "nll": "halluscope.detectors.training_free:NLL",
-    "entropy": "halluscope.detectors.training_free:Entropy",
-    "position": "halluscope.detectors.training_free:Position",
-    "lookback_lens": "halluscope.detectors.probes:LookbackLens",
-    "hidden_mid": "halluscope.detectors.probes:HiddenStateProbe",
-    "hidden_last": "halluscope.detectors.probes:HiddenStateProbe",
-    "text_only": "halluscope.detectors.probes:HiddenStateProbe",
-    "dhcp": "halluscope.detectors.mlp:DHCP",
-    "halp": "halluscope.detectors.mlp:HALP",
-}
+# One entry per detector: its class (imported only when built, so sklearn / torch stay unloaded
+# until then), the feature columns it reads (the names `halluscope.signals` writes; `FEATURE_SHAPES`
+# in `base` gives their shapes) and its group: training-free or trained (the paper's twelve),
+# reference (HALP) or baseline (position).
+DETECTORS = Registry("detector")
+_FREE, _PROBES, _MLP = ("halluscope.detectors.training_free", "halluscope.detectors.probes",
+                        "halluscope.detectors.mlp")
+DETECTORS.add("svar", f"{_FREE}:SVAR", columns=("image_attention",), group="training_free")
+DETECTORS.add("vade", f"{_FREE}:VADE", columns=("image_attention_w4",), group="training_free")
+DETECTORS.add("internal_confidence", f"{_FREE}:InternalConfidence",
+              columns=("internal_confidence",), group="training_free")
+DETECTORS.add("glsim", f"{_FREE}:GLSim", columns=("glsim_global", "glsim_local"),
+              group="training_free")
+DETECTORS.add("pas", f"{_FREE}:PAS", columns=("pas_attention",), group="training_free")
+DETECTORS.add("nll", f"{_FREE}:NLL", columns=("nll",), group="training_free")
+DETECTORS.add("entropy", f"{_FREE}:Entropy", columns=("entropy",), group="training_free")
+DETECTORS.add("position", f"{_FREE}:Position", columns=("caption_token_index",),
+              group="baseline")
+DETECTORS.add("lookback_lens", f"{_PROBES}:LookbackLens", columns=("lookback_ratio_w4",),
+              group="trained")
+DETECTORS.add("hidden_mid", f"{_PROBES}:HiddenStateProbe", columns=("hidden_mid_w4",),
+              group="trained")
+DETECTORS.add("hidden_last", f"{_PROBES}:HiddenStateProbe", columns=("hidden_last_w4",),
+              group="trained")
+DETECTORS.add("text_only", f"{_PROBES}:HiddenStateProbe", columns=("text_hidden_mid_w4",),
+              group="trained")
+DETECTORS.add("dhcp", f"{_MLP}:DHCP", columns=("dhcp_attention",), group="trained")
+DETECTORS.add("halp", f"{_MLP}:HALP", columns=("halp_hidden",), group="reference")
 
-# Which per-mention feature columns each detector reads (adjust here if the extractor renames).
+# Views of the registry, for the code that asks these questions often.
 DETECTOR_COLUMNS: dict[str, tuple[str, ...]] = {
-    "svar": ("image_attention",),
-    "vade": ("image_attention_w4",),
-    "internal_confidence": ("internal_confidence",),
-    "glsim": ("glsim_global", "glsim_local"),
-    "pas": ("pas_attention",),
-    "nll": ("nll",),
-    "entropy": ("entropy",),
-    "position": ("caption_token_index",),
-    "lookback_lens": ("lookback_ratio_w4",),
-    "hidden_mid": ("hidden_mid_w4",),
-    "hidden_last": ("hidden_last_w4",),
-    "text_only": ("text_hidden_mid_w4",),
-    "dhcp": ("dhcp_attention",),
-    "halp": ("halp_hidden",),
-}
-
-TRAINING_FREE: tuple[str, ...] = ("svar", "vade", "internal_confidence", "glsim", "pas", "nll",
-                                  "entropy")
-TRAINED: tuple[str, ...] = ("lookback_lens", "hidden_mid", "hidden_last", "text_only", "dhcp")
+    e.name: e.metadata["columns"] for e in DETECTORS.entries()}
+TRAINING_FREE: tuple[str, ...] = tuple(DETECTORS.select(group="training_free"))
+TRAINED: tuple[str, ...] = tuple(DETECTORS.select(group="trained"))
 # The paper's twelve detectors; HALP (reference) and position (baseline) are reported beside them.
 TWELVE: tuple[str, ...] = TRAINING_FREE + TRAINED
 REFERENCE: tuple[str, ...] = ("halp", "position")
@@ -73,9 +68,6 @@ def get_detector(name: str, **options: Any) -> Any:
 
     Every detector takes `columns` (default `DETECTOR_COLUMNS[name]`) and sets `name`.
     """
-    if name not in DETECTORS:
-        raise ConfigError(f"unknown detector {name!r}; choose one of {', '.join(DETECTORS)}")
-    module_name, class_name = DETECTORS[name].split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = DETECTORS.load(name)
     options.setdefault("columns", DETECTOR_COLUMNS[name])
     return cls(name=name, **options)

@@ -88,7 +88,13 @@ class _LogisticProbe:
 
 
 class LookbackLens(_LogisticProbe):
-    """Logistic regression on the flattened lookback ratios (official settings)."""
+    """Logistic regression on the flattened lookback ratios (official settings).
+
+    >>> rng = np.random.default_rng(0); y = np.array([0, 1] * 20)
+    >>> x = {"lookback_ratio_w4": rng.normal(size=(40, 2, 2)) - 2 * y[:, None, None]}
+    >>> s = LookbackLens().fit(x, y).score(x); bool(s[y == 1].mean() > s[y == 0].mean())
+    True
+    """
 
     def __init__(self, name: str = "lookback_lens",
                  columns: Sequence[str] = ("lookback_ratio_w4",), max_iter: int = 1000,
@@ -97,7 +103,13 @@ class LookbackLens(_LogisticProbe):
 
 
 class HiddenStateProbe(_LogisticProbe):
-    """Standardised, class-balanced logistic regression on a hidden state (mid, last, text)."""
+    """Standardised, class-balanced logistic regression on a hidden state (mid, last, text).
+
+    >>> rng = np.random.default_rng(0); y = np.array([0, 0, 0, 1] * 10)  # imbalanced, as real
+    >>> x = {"hidden_mid_w4": rng.normal(size=(40, 6)) * 50 + 40 * y[:, None]}  # unscaled
+    >>> s = HiddenStateProbe().fit(x, y).score(x); bool(s[y == 1].mean() > s[y == 0].mean())
+    True
+    """
 
     standardize = True
     class_weight = "balanced"

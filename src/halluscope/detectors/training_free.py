@@ -30,6 +30,11 @@ from halluscope.detectors.base import FeatureTable, TrainingFree, feature, scale
 class SVAR(TrainingFree):
     """-sum over middle layers of head-mean image attention at the generation step.
 
+    >>> SVAR().score({"image_attention": np.full((1, 32, 4), 0.25)}).tolist()  # 14 layers
+    [-3.5]
+    >>> SVAR(layers=[0]).score({"image_attention": np.full((1, 32, 4), 0.25)}).tolist()
+    [-0.25]
+
     `layers` (0-based attention layers) defaults to 5..18 of 32 scaled to the model's depth
     (`scaled_layers`), e.g. 4..16 for a 28-layer model and 6..20 for a 36-layer one.
     """
@@ -46,7 +51,11 @@ class SVAR(TrainingFree):
 
 
 class VADE(TrainingFree):
-    """-mean image attention over layers, heads and the W4 window (VisAttnAgg)."""
+    """-mean image attention over layers, heads and the W4 window (VisAttnAgg).
+
+    >>> VADE().score({"image_attention_w4": np.full((1, 2, 3), 0.25)}).tolist()
+    [-0.25]
+    """
 
     def __init__(self, name: str = "vade", columns: Sequence[str] = ("image_attention_w4",)):
         super().__init__(name, columns)
@@ -67,7 +76,11 @@ class _Scalar(TrainingFree):
 
 
 class InternalConfidence(_Scalar):
-    """-(max over layers and image tokens of the object's logit-lens probability)."""
+    """-(max over layers and image tokens of the object's logit-lens probability).
+
+    >>> InternalConfidence().score({"internal_confidence": np.array([0.75, 0.25])}).tolist()
+    [-0.75, -0.25]
+    """
 
     sign = -1.0
 
@@ -77,28 +90,44 @@ class InternalConfidence(_Scalar):
 
 
 class NLL(_Scalar):
-    """-log p(object token) at its generation step (uncertain = more likely hallucinated)."""
+    """-log p(object token) at its generation step (uncertain = more likely hallucinated).
+
+    >>> NLL().score({"nll": np.array([0.5, 2.5])}).tolist()
+    [0.5, 2.5]
+    """
 
     def __init__(self, name: str = "nll", columns: Sequence[str] = ("nll",)):
         super().__init__(name, columns)
 
 
 class Entropy(_Scalar):
-    """Entropy of the next-token distribution at the object's generation step."""
+    """Entropy of the next-token distribution at the object's generation step.
+
+    >>> Entropy().score({"entropy": np.array([0.5, 3.0])}).tolist()
+    [0.5, 3.0]
+    """
 
     def __init__(self, name: str = "entropy", columns: Sequence[str] = ("entropy",)):
         super().__init__(name, columns)
 
 
 class Position(_Scalar):
-    """Position-only baseline: the object token's index in the caption (later = higher)."""
+    """Position-only baseline: the object token's index in the caption (later = higher).
+
+    >>> Position().score({"caption_token_index": np.array([3, 40])}).tolist()
+    [3.0, 40.0]
+    """
 
     def __init__(self, name: str = "position", columns: Sequence[str] = ("caption_token_index",)):
         super().__init__(name, columns)
 
 
 class GLSim(TrainingFree):
-    """-(weight * global + (1 - weight) * local similarity); official weight 0.6."""
+    """-(weight * global + (1 - weight) * local similarity); official weight 0.6.
+
+    >>> GLSim().score({"glsim_global": np.array([1.0]), "glsim_local": np.array([0.5])}).tolist()
+    [-0.8]
+    """
 
     def __init__(self, name: str = "glsim",
                  columns: Sequence[str] = ("glsim_global", "glsim_local"), weight: float = 0.6):
@@ -112,7 +141,11 @@ class GLSim(TrainingFree):
 
 
 class PAS(TrainingFree):
-    """Head-mean layer-0 attention on previously generated tokens (higher = hallucinated)."""
+    """Head-mean layer-0 attention on previously generated tokens (higher = hallucinated).
+
+    >>> PAS().score({"pas_attention": np.array([[0.25, 0.75]])}).tolist()
+    [0.5]
+    """
 
     def __init__(self, name: str = "pas", columns: Sequence[str] = ("pas_attention",)):
         super().__init__(name, columns)

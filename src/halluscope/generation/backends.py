@@ -23,17 +23,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence, runtime_checkable
 
 from halluscope.errors import ConfigError
+from halluscope.registry import Registry
 
 if TYPE_CHECKING:
     from PIL import Image
 
     from halluscope.models.base import VLMAdapter
 
-# name -> "module:Class"; the class has `from_pretrained(model, dtype=, device=, max_pixels=)`.
-BACKENDS: dict[str, str] = {"hf": "halluscope.generation.backends:HFBackend",
-                            "vllm": "halluscope.generation.vllm_backend:VLLMBackend"}
-# Families whose image processor resizes to a pixel budget (Qwen smart_resize: h * w <= max_pixels).
-PIXEL_BUDGET_FAMILIES: frozenset[str] = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen3_vl"})
+# Each class has `from_pretrained(model, dtype=, device=, max_pixels=)`.
+BACKENDS = Registry("generation backend")
+BACKENDS.add("hf", "halluscope.generation.backends:HFBackend")
+BACKENDS.add("vllm", "halluscope.generation.vllm_backend:VLLMBackend")
 
 
 @dataclass(frozen=True)
@@ -103,13 +103,7 @@ def load_backend(name: str, model: str | Path, dtype: str | None = None,
                  device: str | None = None, max_pixels: int | None = None,
                  **options: Any) -> GenerationBackend:
     """Load `model` into the backend registered as `name` (dtype default: `default_dtype`)."""
-    import importlib
-
-    if name not in BACKENDS:
-        raise ConfigError(f"unknown generation backend {name!r}; available: "
-                          f"{', '.join(sorted(BACKENDS))}")
-    module_name, class_name = BACKENDS[name].split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = BACKENDS.load(name)
     device = device or default_device()
     check_device(device)
     return cls.from_pretrained(model, dtype=dtype_name(dtype or default_dtype(device)),
@@ -132,9 +126,7 @@ class BackendSpec:
     max_pixels: int | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in BACKENDS:
-            raise ConfigError(f"unknown generation backend {self.name!r}; available: "
-                              f"{', '.join(sorted(BACKENDS))}")
+        BACKENDS.entry(self.name)  # a ConfigError naming the backends when unknown
 
     def check(self) -> None:
         """Fail now, in the driver, on what would fail in every worker: vLLM not installed for
@@ -155,6 +147,13 @@ class BackendSpec:
 
 class HFBackend:
     """transformers generation through a `VLMAdapter` (greedy, left padding, float logits).
+
+    >>> import tempfile; from PIL import Image; from halluscope.models.tiny import make_tiny
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     backend = HFBackend.from_pretrained(make_tiny("llava", folder, image_size=32))
+    ...     answer, = backend.generate([Image.new("RGB", (32, 32))], ["Describe."], 4)
+    >>> len(answer.token_ids), len(answer.logprobs), answer.finish_reason, backend.describe()["dtype"]
+    (4, 4, 'length', 'float32')
 
     `max_pixels` caps the pixels per image for families whose processor resizes to a pixel
     budget (Qwen2-VL, Qwen2.5-VL, Qwen3-VL); other families resize to their fixed input size anyway.
@@ -183,11 +182,7 @@ class HFBackend:
         model = self.adapter.model
         return {"backend": self.name, "model": str(getattr(model, "name_or_path", "")),
                 "family": self.adapter.family, "dtype": str(model.dtype).removeprefix("torch."),
-                "max_pixels": self.max_pixels if self._has_pixel_budget else None}
-
-    @property
-    def _has_pixel_budget(self) -> bool:
-        return self.adapter.family in PIXEL_BUDGET_FAMILIES
+                "max_pixels": self.max_pixels if self.adapter.pixel_budget else None}
 
     def generate(self, images: Sequence[Image.Image], prompts: Sequence[str],
                  max_new_tokens: int) -> list[GeneratedText]:
@@ -219,7 +214,7 @@ class HFBackend:
         max_pixels).
         """
         image_processor = getattr(self.adapter.processor, "image_processor", None)
-        if not self.max_pixels or not self._has_pixel_budget or image_processor is None:
+        if not self.max_pixels or not self.adapter.pixel_budget or image_processor is None:
             yield
             return
         original = image_processor.size

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from halluscope.errors import ConfigError
-from halluscope.generation.backends import PIXEL_BUDGET_FAMILIES, GeneratedText
+from halluscope.generation.backends import GeneratedText
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -52,7 +52,16 @@ def import_vllm() -> Any:
 
 
 class VLLMBackend:
-    """vLLM's `LLM` engine on one model folder (or hub id)."""
+    """vLLM's `LLM` engine on one model folder (or hub id).
+
+    >>> backend = VLLMBackend(llm=None, processor=None, model="Qwen/Qwen2-VL-2B-Instruct",
+    ...                       family="qwen2_vl", dtype="bfloat16", max_pixels=200_704)
+    >>> backend.describe()["max_pixels"], backend.pixel_budget  # Qwen resizes to a pixel budget
+    (200704, True)
+
+    `from_pretrained` starts the engine (vLLM needed: `make vllm-env`); `generate` gives the
+    same `GeneratedText` as the transformers backend.
+    """
 
     name = "vllm"
 
@@ -60,6 +69,9 @@ class VLLMBackend:
                  max_pixels: int | None = None):
         self.llm, self.processor = llm, processor
         self.model, self.family, self.dtype, self.max_pixels = model, family, dtype, max_pixels
+        from halluscope.models.registry import adapter_class
+
+        self.pixel_budget: bool = adapter_class(family).pixel_budget
 
     @classmethod
     def from_pretrained(cls, model: str | Path, dtype: str = "float32", device: str = "cpu",
@@ -86,7 +98,7 @@ class VLLMBackend:
         context = _context_length(source)
         kwargs["max_model_len"] = max_model_len or min(context or DEFAULT_MAX_MODEL_LEN,
                                                        DEFAULT_MAX_MODEL_LEN)
-        if max_pixels and family in PIXEL_BUDGET_FAMILIES:
+        if max_pixels and adapter_class(family).pixel_budget:
             kwargs["mm_processor_kwargs"] = {"max_pixels": max_pixels}
         try:
             llm = vllm.LLM(**kwargs)
@@ -97,7 +109,7 @@ class VLLMBackend:
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "family": self.family,
                 "dtype": self.dtype,
-                "max_pixels": self.max_pixels if self.family in PIXEL_BUDGET_FAMILIES else None}
+                "max_pixels": self.max_pixels if self.pixel_budget else None}
 
     def prompt_text(self, prompt: str) -> str:
         from halluscope.models.base import chat_prompt, image_turn

@@ -272,11 +272,15 @@ class VLMAdapter:
     """
 
     family: ClassVar[str]
-    model_types: ClassVar[tuple[str, ...]]  # config.json model_type values of the family
     module_map: ClassVar[ModuleMap]
     model_class: ClassVar[str]  # "transformers:LlavaForConditionalGeneration"
     processor_class: ClassVar[str]
     needs_video: ClassVar[bool] = False  # processor has a video part (needs torchvision)
+    # The processor takes a pixel budget (`max_pixels`, Qwen-VL's dynamic resolution).
+    pixel_budget: ClassVar[bool] = False
+    # Where the tile that shows the whole image at base resolution sits in a tiled image block
+    # ("base_first", "thumbnail_last"; `signals.features.dhcp_grid`); "" for one grid per block.
+    tile_layout: ClassVar[str] = ""
 
     def __init__(self, model: Any, processor: Any):
         self.model = model
@@ -291,6 +295,10 @@ class VLMAdapter:
         # Checked here, at load time, so a wrong path fails before any hook is attached.
         self.modules: ResolvedModules = self.module_map.resolve(model)
         self._caption_prefix: str | None = None
+
+    def tile_tokens(self) -> int | None:
+        """Image tokens of one tile of a tiled family (None for one grid per image block)."""
+        return None
 
     # ---------------------------------------------------------------- loading
     @classmethod

@@ -20,10 +20,15 @@ GEMMA3_MODULES = TRANSFORMERS5_MODULES
 
 
 class Gemma3Adapter(VLMAdapter):
-    """Gemma 3 image-text checkpoints (google/gemma-3-*-it, 4B and larger)."""
+    """Gemma 3 image-text checkpoints (google/gemma-3-*-it, 4B and larger).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(Gemma3Adapter)
+    >>> item.image_span[1] - item.image_span[0]  # mm_tokens_per_image: 4 here, 256 in the real ones
+    4
+    """
 
     family = "gemma3"
-    model_types = ("gemma3",)
     module_map = GEMMA3_MODULES
     model_class = "transformers:Gemma3ForConditionalGeneration"
     processor_class = "transformers:Gemma3Processor"

@@ -26,12 +26,21 @@ INTERNVL_MODULES = TRANSFORMERS5_MODULES
 
 
 class InternVLAdapter(SavedProcessorArgs, VLMAdapter):
-    """InternVL HF-format checkpoints (OpenGVLab/InternVL3-*-hf, InternVL3_5-*-HF)."""
+    """InternVL HF-format checkpoints (OpenGVLab/InternVL3-*-hf, InternVL3_5-*-HF).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(InternVLAdapter)
+    >>> adapter.tile_layout, adapter.tile_tokens(), item.image_span[1] - item.image_span[0]
+    ('thumbnail_last', 4, 52)
+    """
 
     family = "internvl"
-    model_types = ("internvl",)
     module_map = INTERNVL_MODULES
     model_class = "transformers:InternVLForConditionalGeneration"
     processor_class = "transformers:InternVLProcessor"
     needs_video = True
     processor_kwargs = ("image_seq_length",)
+    tile_layout = "thumbnail_last"
+
+    def tile_tokens(self) -> int | None:
+        return int(self.model.config.image_seq_length)  # patches after the pixel shuffle

@@ -17,10 +17,15 @@ LLAVA_MODULES = TRANSFORMERS5_MODULES
 
 
 class LlavaAdapter(VLMAdapter):
-    """LLaVA-1.5 (llava-hf/llava-1.5-7b-hf and compatible checkpoints)."""
+    """LLaVA-1.5 (llava-hf/llava-1.5-7b-hf and compatible checkpoints).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(LlavaAdapter)
+    >>> item.image_span[1] - item.image_span[0]  # (336 px / 14 px)^2 patches, CLS dropped
+    576
+    """
 
     family = "llava"
-    model_types = ("llava",)
     module_map = LLAVA_MODULES
     model_class = "transformers:LlavaForConditionalGeneration"
     processor_class = "transformers:LlavaProcessor"

@@ -75,13 +75,24 @@ class SavedProcessorArgs:
 
 
 class LlavaOnevisionAdapter(SavedProcessorArgs, VLMAdapter):
-    """LLaVA-OneVision (llava-hf/llava-onevision-qwen2-*-ov-hf and compatible checkpoints)."""
+    """LLaVA-OneVision (llava-hf/llava-onevision-qwen2-*-ov-hf and compatible checkpoints).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(LlavaOnevisionAdapter)
+    >>> adapter.tile_layout, adapter.tile_tokens(), item.image_span[1] - item.image_span[0]
+    ('base_first', 16, 44)
+    """
 
     family = "llava_onevision"
-    model_types = ("llava_onevision",)
     module_map = ONEVISION_MODULES
     model_class = "transformers:LlavaOnevisionForConditionalGeneration"
     processor_class = "transformers:LlavaOnevisionProcessor"
     needs_video = True
     processor_kwargs = ("num_image_tokens", "vision_feature_select_strategy",
                         "vision_aspect_ratio", "image_token", "video_token")
+    tile_layout = "base_first"
+
+    def tile_tokens(self) -> int | None:
+        from halluscope.models.llava_next import base_tile_tokens
+
+        return base_tile_tokens(self.model.config)

@@ -21,22 +21,34 @@ QWEN_VL_MODULES = replace(TRANSFORMERS5_MODULES, vision_tower="model.visual")
 
 
 class Qwen2_5_VLAdapter(VLMAdapter):
-    """Qwen2.5-VL (Qwen/Qwen2.5-VL-*-Instruct)."""
+    """Qwen2.5-VL (Qwen/Qwen2.5-VL-*-Instruct).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(Qwen2_5_VLAdapter)
+    >>> adapter.pixel_budget, item.image_span[1] - item.image_span[0]  # 14-px patches merged 2x2
+    (True, 4)
+    """
 
     family = "qwen2_5_vl"
-    model_types = ("qwen2_5_vl",)
     module_map = QWEN_VL_MODULES
     model_class = "transformers:Qwen2_5_VLForConditionalGeneration"
     processor_class = "transformers:Qwen2_5_VLProcessor"
+    pixel_budget = True
     needs_video = True
 
 
 class Qwen2VLAdapter(VLMAdapter):
-    """Qwen2-VL (Qwen/Qwen2-VL-*-Instruct)."""
+    """Qwen2-VL (Qwen/Qwen2-VL-*-Instruct).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(Qwen2VLAdapter)
+    >>> adapter.pixel_budget, item.image_span[1] - item.image_span[0]  # 14-px patches merged 2x2
+    (True, 4)
+    """
 
     family = "qwen2_vl"
-    model_types = ("qwen2_vl",)
     module_map = QWEN_VL_MODULES
     model_class = "transformers:Qwen2VLForConditionalGeneration"
     processor_class = "transformers:Qwen2VLProcessor"
+    pixel_budget = True
     needs_video = True

@@ -19,11 +19,17 @@ from halluscope.models.qwen2_vl import QWEN_VL_MODULES
 
 
 class Qwen3VLAdapter(VLMAdapter):
-    """Qwen3-VL (Qwen/Qwen3-VL-*-Instruct, -Thinking)."""
+    """Qwen3-VL (Qwen/Qwen3-VL-*-Instruct, -Thinking).
+
+    >>> from halluscope.models.tiny import encode_example
+    >>> adapter, item = encode_example(Qwen3VLAdapter)
+    >>> adapter.pixel_budget, item.image_span[1] - item.image_span[0]  # 16-px patches merged 2x2
+    (True, 4)
+    """
 
     family = "qwen3_vl"
-    model_types = ("qwen3_vl",)
     module_map = QWEN_VL_MODULES
     model_class = "transformers:Qwen3VLForConditionalGeneration"
     processor_class = "transformers:Qwen3VLProcessor"
+    pixel_budget = True
     needs_video = True

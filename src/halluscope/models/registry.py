@@ -1,4 +1,4 @@
-"""Adapter registry: family name -> "module:Class", imported only when a model is loaded.
+"""Model families: family name -> its adapter class, imported only when a model is loaded.
 
 >>> family_for_model_type("qwen2_5_vl")
 'qwen2_5_vl'
@@ -13,44 +13,40 @@ family when none is given.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
 
 from halluscope.errors import ConfigError
+from halluscope.registry import Registry
 
-# family -> "module:Class". Families whose module is not written yet are absent.
-ADAPTERS: dict[str, str] = {
-    "gemma3": "halluscope.models.gemma3:Gemma3Adapter",
-    "internvl": "halluscope.models.internvl:InternVLAdapter",
-    "llava": "halluscope.models.llava:LlavaAdapter",
-    "llava_next": "halluscope.models.llava_next:LlavaNextAdapter",
-    "llava_onevision": "halluscope.models.llava_onevision:LlavaOnevisionAdapter",
-    "qwen2_5_vl": "halluscope.models.qwen2_vl:Qwen2_5_VLAdapter",
-    "qwen2_vl": "halluscope.models.qwen2_vl:Qwen2VLAdapter",
-    "qwen3_vl": "halluscope.models.qwen3_vl:Qwen3VLAdapter",
-}
+# One entry per family: its adapter, and the config.json `model_type` values it reads.
+FAMILIES = Registry("model family")
+FAMILIES.add("gemma3", "halluscope.models.gemma3:Gemma3Adapter", model_types=("gemma3",))
+FAMILIES.add("internvl", "halluscope.models.internvl:InternVLAdapter", model_types=("internvl",))
+FAMILIES.add("llava", "halluscope.models.llava:LlavaAdapter", model_types=("llava",))
+FAMILIES.add("llava_next", "halluscope.models.llava_next:LlavaNextAdapter",
+             model_types=("llava_next",))
+FAMILIES.add("llava_onevision", "halluscope.models.llava_onevision:LlavaOnevisionAdapter",
+             model_types=("llava_onevision",))
+FAMILIES.add("qwen2_5_vl", "halluscope.models.qwen2_vl:Qwen2_5_VLAdapter",
+             model_types=("qwen2_5_vl",))
+FAMILIES.add("qwen2_vl", "halluscope.models.qwen2_vl:Qwen2VLAdapter", model_types=("qwen2_vl",))
+FAMILIES.add("qwen3_vl", "halluscope.models.qwen3_vl:Qwen3VLAdapter", model_types=("qwen3_vl",))
 
-# config.json model_type -> family (planned families are listed so the error can say so).
-MODEL_TYPES: dict[str, str] = {
-    "llava": "llava",
-    "qwen2_5_vl": "qwen2_5_vl",
-    "qwen2_vl": "qwen2_vl",
-    "llava_next": "llava_next",
-    "llava_onevision": "llava_onevision",
-    "internvl": "internvl",
-    "gemma3": "gemma3",
-    "qwen3_vl": "qwen3_vl",
-}
+
+def model_types() -> dict[str, str]:
+    """config.json `model_type` -> family, over every registered family."""
+    return {t: e.name for e in FAMILIES.entries() for t in e.metadata["model_types"]}
 
 
 def family_for_model_type(model_type: str) -> str:
     """The family registered for a config.json `model_type`, or a ConfigError."""
-    if model_type not in MODEL_TYPES:
+    known = model_types()
+    if model_type not in known:
         raise ConfigError(f"unsupported model_type {model_type!r}; supported: "
-                          f"{', '.join(sorted(MODEL_TYPES))}")
-    return MODEL_TYPES[model_type]
+                          f"{', '.join(sorted(known))}")
+    return known[model_type]
 
 
 def read_model_type(path_or_id: str | Path) -> str:
@@ -79,12 +75,7 @@ def read_model_type(path_or_id: str | Path) -> str:
 
 def adapter_class(family: str) -> type:
     """The adapter class of `family` (imports its module)."""
-    if family not in ADAPTERS:
-        planned = " (planned, not implemented yet)" if family in MODEL_TYPES.values() else ""
-        raise ConfigError(f"no adapter for family {family!r}{planned}; available: "
-                          f"{', '.join(sorted(ADAPTERS))}")
-    module_name, class_name = ADAPTERS[family].split(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    return FAMILIES.load(family)
 
 
 def load_adapter(path_or_id: str | Path, family: str | None = None, **options: Any) -> Any:

@@ -585,6 +585,26 @@ def make_tiny(arch: str, out_dir: str | Path, layers: int = 2, hidden: int = 64,
     return out
 
 
+def encode_example(adapter_class: type, size: tuple[int, int] = (64, 48),
+                   **options: Any) -> tuple[Any, Any]:
+    """The adapter of a tiny model of `adapter_class`'s family and its encoding of one image
+    (`size`, plain grey), prompt "Describe." and caption "A dog." (the adapters' examples).
+
+    >>> from halluscope.models.llava import LlavaAdapter
+    >>> adapter, item = encode_example(LlavaAdapter, image_size=28)  # 2 x 2 patches of 14 px
+    >>> adapter.family, item.image_span[1] - item.image_span[0], item.caption_text
+    ('llava', 4, 'A dog.')
+    """
+    import tempfile
+
+    from PIL import Image
+
+    with tempfile.TemporaryDirectory() as folder:
+        adapter = adapter_class.load(str(make_tiny(adapter_class.family, folder, **options)))
+        item = adapter.encode([Image.new("RGB", size, "grey")], ["Describe."], ["A dog."])
+    return adapter, item.items[0]
+
+
 # Bumped whenever the real-tower build changes its output, so cached folders are rebuilt.
 TEXT_TOWER_BUILD_VERSION = 1
 

@@ -49,12 +49,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from halluscope.generation.backends import GeneratedText, GenerationBackend, HFBackend
 from halluscope.prism.answers import labels_for, score
 from halluscope.prism.datasets import DATASET_NAMES, TASK_TYPES, Item
-from halluscope.prism.perturb import PERTURBATION_NAMES, blank_image, visual_perturbations
+from halluscope.prism.perturb import PERTURBATION_NAMES, blank_image, perturb
+from halluscope.registry import Registry
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -63,8 +64,24 @@ if TYPE_CHECKING:
 
     from halluscope.models.base import VLMAdapter
 
-#: Probe names, in the order they are run and written.
-PROBES = ("clean",) + PERTURBATION_NAMES + ("blank", "grounding", "relation", "negation")
+# The probes, in the order they are run and written. Each entry's target builds the probe's
+# request for one item, `(item, image, clean_prompt, config, stats, name) -> (image, prompt) |
+# None` (None: the probe does not apply to the item); `family` is the signature component it
+# feeds (HalluPrism's V, L, A), `row_prefix` the released schema's field prefix of its answer and
+# `generated` marks a probe whose answer is generated and parsed even on closed items (its
+# prompt asks for more than the label).
+PROBE_REGISTRY = Registry("probe")
+PROBE_REGISTRY.add("clean", f"{__name__}:clean_request", family="", row_prefix="")
+for _name in PERTURBATION_NAMES:
+    PROBE_REGISTRY.add(_name, f"{__name__}:visual_request", family="V", row_prefix="")
+PROBE_REGISTRY.add("blank", f"{__name__}:blank_request", family="L", row_prefix="lp")
+PROBE_REGISTRY.add("grounding", f"{__name__}:grounding_request", family="L", row_prefix="cot",
+                   generated=True)
+PROBE_REGISTRY.add("relation", f"{__name__}:relation_request", family="A",
+                   row_prefix="relation")
+PROBE_REGISTRY.add("negation", f"{__name__}:negation_request", family="A",
+                   row_prefix="negation")
+PROBES: tuple[str, ...] = tuple(PROBE_REGISTRY)
 #: How each closed label is spelled when scored (the base prompts' spelling).
 SURFACES = {"yes": "Yes", "no": "No", "true": "True", "false": "False"}
 CONFIDENCE_MODES = ("geomean", "two_way")
@@ -405,25 +422,107 @@ def build_requests(item: Item, image: Image.Image, config: ProbeConfig, index: i
     """
     prompt = item_prompt(item)
     want = set(config.probes)
-    reqs = [_Request(index, "clean", image, prompt)]
-    reqs += [_Request(index, name, img, prompt)
-             for name, img in visual_perturbations(image, item.item_id, config.preset)
-             if name in want]
-    if "blank" in want:
-        reqs.append(_Request(index, "blank", blank_image(image, config.blank), prompt))
-    if "grounding" in want:
-        reqs.append(_Request(index, "grounding", image, grounding_prompt(prompt)))
-    if "relation" in want and item.dataset == "vsr":
-        swapped = swap_relation(item.question, item.relation)
-        if swapped is None:
-            stats.n_no_relation_swap += 1
-        else:
-            reqs.append(_Request(index, "relation", image, item_prompt(item, swapped)))
-    if "negation" in want and item.answer_type == "yesno":
-        stats.n_negated += 1
-        reqs.append(_Request(index, "negation", image,
-                             item_prompt(item, negate_question(item.question))))
+    reqs = []
+    for name in PROBES:
+        if name in want:
+            made = PROBE_REGISTRY.load(name)(item, image, prompt, config, stats, name)
+            if made is not None:
+                reqs.append(_Request(index, name, *made))
     return reqs
+
+
+def clean_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                  stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """The clean probe: the item's own image and prompt.
+
+    >>> from PIL import Image
+    >>> item = Item("p1", "pope", "i.jpg", "Is there a dog in the image?", "yes", "yesno")
+    >>> clean_request(item, Image.new("RGB", (8, 8)), "Q?", ProbeConfig(), ProbeStats(), "clean")[1]
+    'Q?'
+    """
+    return image, prompt
+
+
+def visual_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                   stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """A V probe: the image perturbed by `name` (Table 12's strengths), the prompt unchanged.
+
+    >>> from PIL import Image
+    >>> item = Item("p1", "pope", "i.jpg", "Is there a dog in the image?", "yes", "yesno")
+    >>> grey = Image.new("RGB", (8, 8), (100, 100, 100))
+    >>> visual_request(item, grey, "Q?", ProbeConfig(), ProbeStats(), "brightness_low")[0].getpixel((0, 0))
+    (30, 30, 30)
+    """
+    # Perturbed per item (the noise is seeded by the item id), so batching cannot change it.
+    return perturb(image, name, item.item_id, config.preset), prompt
+
+
+def blank_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                  stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """The L probe without visual evidence: a uniform grey canvas, the prompt unchanged.
+
+    >>> from PIL import Image
+    >>> item = Item("p1", "pope", "i.jpg", "Is there a dog in the image?", "yes", "yesno")
+    >>> blank, _ = blank_request(item, Image.new("RGB", (50, 20), "red"), "Q?", ProbeConfig(),
+    ...                          ProbeStats(), "blank")
+    >>> blank.size, blank.getpixel((0, 0))
+    ((50, 20), (128, 128, 128))
+    """
+    return blank_image(image, config.blank), prompt
+
+
+def grounding_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                      stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """The L probe that re-checks grounding: describe the image first, then answer.
+
+    >>> from PIL import Image
+    >>> item = Item("p1", "pope", "i.jpg", "Is there a dog in the image?", "yes", "yesno")
+    >>> grounding_request(item, Image.new("RGB", (8, 8)), "Q?", ProbeConfig(), ProbeStats(),
+    ...                   "grounding")[1][:49]
+    'Look at the image carefully. First, describe what'
+    """
+    return image, grounding_prompt(prompt)
+
+
+def relation_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                     stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """The A probe of VSR (P_r of Eq. 6): the caption's relation swapped; None (and counted)
+    when the item is not VSR or its relation has no opposite.
+
+    >>> from PIL import Image
+    >>> stats, image = ProbeStats(), Image.new("RGB", (8, 8))
+    >>> vsr = Item("v1", "vsr", "i.jpg", "The cat is under the table.", "true", "truefalse", "under")
+    >>> relation_request(vsr, image, "", ProbeConfig(), stats, "relation")[1].split('"')[1]
+    'The cat is on top of the table.'
+    >>> touching = Item("v2", "vsr", "i.jpg", "The cup is touching the plate.", "true", "truefalse",
+    ...                 "touching")
+    >>> relation_request(touching, image, "", ProbeConfig(), stats, "relation"), stats.n_no_relation_swap
+    (None, 1)
+    """
+    if item.dataset != "vsr":
+        return None
+    swapped = swap_relation(item.question, item.relation)
+    if swapped is None:
+        stats.n_no_relation_swap += 1
+        return None
+    return image, item_prompt(item, swapped)
+
+
+def negation_request(item: Item, image: Image.Image, prompt: str, config: ProbeConfig,
+                     stats: ProbeStats, name: str) -> tuple[Image.Image, str] | None:
+    """The A probe of yes/no items: the question negated, so the right answer flips; None for
+    other answer types.
+
+    >>> from PIL import Image
+    >>> item = Item("p1", "pope", "i.jpg", "Is there a dog in the image?", "yes", "yesno")
+    >>> negation_request(item, Image.new("RGB", (8, 8)), "", ProbeConfig(), ProbeStats(),
+    ...                  "negation")[1]
+    "Is there no dog in the image? Answer with only 'Yes' or 'No'."
+    """
+    if item.answer_type != "yesno":
+        return None
+    stats.n_negated += 1
+    return image, item_prompt(item, negate_question(item.question))
 
 
 def _chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -491,8 +590,11 @@ def answer_requests(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[I
                     ) -> dict[tuple[int, str], Answer]:
     """The answers of built requests: closed labels scored by `adapter`, the others generated
     by `generator` (default: `adapter` through transformers; `--backend vllm`: vLLM)."""
-    closed = [r for r in reqs if items[r.item].closed and r.probe != "grounding"]
-    generated = [r for r in reqs if not (items[r.item].closed and r.probe != "grounding")]
+    def scored(r: _Request) -> bool:  # a closed item whose probe asks for the bare label
+        return items[r.item].closed and not PROBE_REGISTRY.meta(r.probe).get("generated")
+
+    closed = [r for r in reqs if scored(r)]
+    generated = [r for r in reqs if not scored(r)]
     answers = _run_closed(adapter, closed, items, config, stats)
     answers.update(_run_generated(adapter, generator or HFBackend(adapter), generated, items,
                                   config, stats))
@@ -538,22 +640,17 @@ def build_row(item: Item, answers: dict[str, Answer], config: ProbeConfig,
     if per:
         row["v_flip_rate"] = sum(p["flipped"] for p in per.values()) / len(per)
         row["v_confidence_shift"] = sum(p["confidence_delta"] for p in per.values()) / len(per)
-    if "blank" in answers:
-        b = answers["blank"]
-        row.update(lp_prediction=b.prediction, lp_raw_response=b.raw, lp_confidence=b.confidence,
-                   lp_answer_matches=not _flipped(clean.prediction, b.prediction))
-    if "grounding" in answers:
-        g = answers["grounding"]
-        row.update(cot_prediction=g.prediction, cot_raw_response=g.raw,
-                   cot_confidence=g.confidence, cot_flipped=_flipped(clean.prediction, g.prediction))
-    if "relation" in answers:
-        r = answers["relation"]
-        row.update(relation_prediction=r.prediction, relation_raw_response=r.raw,
-                   relation_confidence=r.confidence)
-    if "negation" in answers:
-        n = answers["negation"]
-        row.update(negation_prediction=n.prediction, negation_raw_response=n.raw,
-                   negation_confidence=n.confidence)
+    for name in PROBES:
+        prefix = PROBE_REGISTRY.meta(name)["row_prefix"]
+        if prefix and name in answers:
+            a = answers[name]
+            row.update({f"{prefix}_prediction": a.prediction, f"{prefix}_raw_response": a.raw,
+                        f"{prefix}_confidence": a.confidence})
+            # The released schema's two comparisons with the clean answer.
+            if name == "blank":
+                row["lp_answer_matches"] = not _flipped(clean.prediction, a.prediction)
+            elif name == "grounding":
+                row["cot_flipped"] = _flipped(clean.prediction, a.prediction)
     if per and "blank" in answers and "grounding" in answers and \
             (row["task_type"] != "yes_no" or "negation_prediction" in row):
         sig = paper_signature(probe_set(row, f"{model_name}/{item.dataset}", 0))

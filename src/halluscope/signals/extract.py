@@ -90,35 +90,11 @@ def _max_length(adapter: VLMAdapter) -> int | None:
     return getattr(config, "max_position_embeddings", None)
 
 
-# Where the tile that shows the whole image at base resolution sits in a tiled image block
-# (`features.dhcp_grid`); families not listed have one grid for the whole block.
-TILED_FAMILIES = {"llava_next": "base_first", "llava_onevision": "base_first",
-                  "internvl": "thumbnail_last"}
-
-
-def tile_tokens(adapter: VLMAdapter) -> int | None:
-    """Image tokens of one tile of a tiled family (None for the others).
-
-    LLaVA-NeXT / OneVision: one feature per vision patch of the base tile, (image_size /
-    patch_size)^2 (CLIP's CLS is dropped by the "default" strategy, SigLIP has none); InternVL:
-    `image_seq_length` (patches after the pixel shuffle).
-    """
-    if adapter.family not in TILED_FAMILIES:
-        return None
-    config = adapter.model.config
-    if adapter.family == "internvl":
-        return int(config.image_seq_length)
-    vision = config.vision_config
-    size = vision.image_size if isinstance(vision.image_size, int) else vision.image_size[0]
-    patch = vision.patch_size if isinstance(vision.patch_size, int) else vision.patch_size[0]
-    return (int(size) // int(patch)) ** 2
-
-
 def _layouts(adapter: VLMAdapter, batch: EncodedBatch, mentions: Sequence[Sequence[Mention]],
              window: int) -> tuple[list[RowLayout], list[list[TokenAlignment | None]]]:
     grids = batch.inputs.get("image_grid_thw")
     merge = getattr(getattr(adapter.model.config, "vision_config", None), "spatial_merge_size", 1)
-    per_tile, tiles = tile_tokens(adapter), TILED_FAMILIES.get(adapter.family, "")
+    per_tile, tiles = adapter.tile_tokens(), adapter.tile_layout
     layouts, alignments = [], []
     for row, (item, found) in enumerate(zip(batch.items, mentions)):
         aligned = align_mentions(item.caption_offsets, [(m.start, m.end) for m in found],

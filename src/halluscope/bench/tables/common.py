@@ -52,8 +52,8 @@ class TableInputs:
     """What `bench tables` loads once and gives every table it builds (`TABLES[...].build`)."""
 
     data: BenchData
-    labels: Path
-    signals: Path
+    labels: Path | None  # None: no labels file to find Table 16's compound matches in
+    signals: Path | None
     columns: list[str]
     model: str | None
     detectors: dict[str, dict[str, Any]]  # name -> constructor options, every detector run
@@ -130,3 +130,45 @@ def resolve_natural_share(table: MentionTable, natural_share: float | None
     if not 0 <= natural_share < 1:
         raise ConfigError(f"natural share {natural_share} is not in [0, 1)")
     return natural_share, note
+
+
+def example_inputs(n_images: int = 40, seed: int = 0) -> TableInputs:
+    """A small synthetic bench for the tables' examples: every class and subtype, the features
+    of `nll`, `hidden_mid` and the text filter; hallucinated mentions are shifted in every
+    feature, non-assertive ones in the text filter's and in one dimension of `hidden_mid`'s.
+
+    >>> inputs = example_inputs(); len(inputs.table), sorted(inputs.detectors)
+    (360, ['hidden_mid', 'nll'])
+    """
+    from halluscope.bench.dataset import BenchData
+
+    rng = np.random.default_rng(seed)
+    # Keys sort in row order (the runner's canonical order). Per image: three concrete, one hallucinated, one non-assertive of each subtype and one
+    # "generic" (the kind NAME-Bench drops: Table 16's Other).
+    kinds = [("concrete", None)] * 3 + [("hallucinated", None)] + [
+        ("non_assertive", s) for s in ("hedged", "depictive", "purpose", "negation", "generic")]
+    labels, subtypes, rows = [], [], []
+    for image in range(n_images):
+        for i, (label, subtype) in enumerate(kinds):
+            labels.append(label)
+            subtypes.append(subtype)
+            rows.append({"key": f"{image:04d}:{i}", "image_id": str(image), "label": label,
+                         "subtype": subtype, "category": ("dog", "cat", "cup")[i % 3]})
+    label_array = np.array(labels)
+    bad = (label_array == "hallucinated").astype(float)
+    na = (label_array == "non_assertive").astype(float)
+    n = len(labels)
+    features = {"nll": rng.normal(size=n) + bad,
+                # Non-assertive mentions look hallucinated along the first dimension only:
+                # flagged without non-assertive training, separable with it.
+                "hidden_mid_w4": (rng.normal(size=(n, 4)) + bad[:, None]
+                                  + np.outer(na, [1.5, 0, 0, 0])),
+                "text_hidden_mid_w4": rng.normal(size=(n, 4)) + 2 * na[:, None]}
+    table = MentionTable.from_columns([r["image_id"] for r in rows], labels, subtypes,
+                                      [label == "concrete" for label in labels],
+                                      [r["key"] for r in rows])
+    data = BenchData(table=table, features=features, rows=rows, join={"matched": n})
+    return TableInputs(data=data, labels=None, signals=None, columns=sorted(features),
+                       model="example", detectors={"nll": {}, "hidden_mid": {}}, seeds=(0,),
+                       natural_share=float(na.mean()), natural_share_estimated=True,
+                       budgets=["0", "nat", "max"])

@@ -158,7 +158,14 @@ def _group_ranges(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
-    """The table(s) from what `bench tables` loaded."""
+    """Table 11 (the filter's recall, and the detectors with and without it) from what
+    `bench tables` loaded.
+
+    >>> from halluscope.bench.tables.common import example_inputs
+    >>> nll = build(example_inputs())["table11"]["rows"][0]
+    >>> nll["detector"], nll["NA FPR %"]["mean"], nll["NA FPR filter %"]["mean"]
+    ('nll', 0.1, 0.0)
+    """
     left, right = table11(inputs.table, inputs.features, inputs.detectors, inputs.seeds,
                           inputs.natural_share, inputs.progress)
     return {"table11_filter": left, "table11": right}

@@ -177,8 +177,14 @@ def table16(table: MentionTable, features: Mapping[str, np.ndarray],
 
 
 def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
-    """The table(s) from what `bench tables` loaded."""
-    compounds = load_compounds(inputs.labels, inputs.signals, inputs.columns, inputs.model)
+    """Table 16 from what `bench tables` loaded (compound matches only with a labels file).
+
+    >>> from halluscope.bench.tables.common import example_inputs
+    >>> t = build(example_inputs())["table16"]; [r["detector"] for r in t["rows"]]
+    ['nll', 'hidden_mid']
+    """
+    compounds = None if inputs.labels is None or inputs.signals is None else load_compounds(
+        inputs.labels, inputs.signals, inputs.columns, inputs.model)
     table = table16(inputs.table, inputs.features, inputs.detectors, inputs.seeds, compounds,
                     inputs.progress)
     return {"table16": table}

@@ -46,6 +46,12 @@ def table17(rows: Sequence[Mapping[str, Any]], top: int = 5) -> dict[str, Any]:
 
 
 def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
-    """The table(s) from what `bench tables` loaded."""
+    """Table 17 from the joined mention rows `bench tables` loaded.
+
+    >>> from halluscope.bench.tables.common import example_inputs
+    >>> row = build(example_inputs())["table17"]["rows"][0]
+    >>> row["subtype"], row["n"], row["top 5 (% of subtype)"]
+    ('all', 200, 'cat (40.0), cup (40.0), dog (20.0)')
+    """
     table = table17(inputs.data.rows)
     return {"table17": table}

@@ -96,7 +96,13 @@ def table6(table: MentionTable, features: Mapping[str, np.ndarray],
 
 
 def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
-    """The table(s) from what `bench tables` loaded."""
+    """Table 6 from what `bench tables` loaded.
+
+    >>> from halluscope.bench.tables.common import example_inputs
+    >>> rows = build(example_inputs())["table6"]["rows"]
+    >>> sorted({r["detector"] for r in rows}), rows[0]["subtype"], rows[0]["n mixed"]
+    (['hidden_mid', 'mean (trained probes)'], 'hedged', '6.0')
+    """
     table = table6(inputs.table, inputs.features, inputs.trained, inputs.seeds,
                    progress=inputs.progress)
     return {"table6": table}

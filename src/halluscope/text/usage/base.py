@@ -12,11 +12,10 @@ turned into labels.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from halluscope.errors import ConfigError
+from halluscope.registry import Registry
 from halluscope.text.mentions import Mention
 
 USAGES: tuple[str, ...] = ("existential", "non_assertive", "ambiguous", "not_object")
@@ -67,18 +66,15 @@ class UsageJudge(Protocol):
         ...
 
 
-# name -> "module:Class"; imported only when asked for, so `import halluscope` stays light.
-JUDGES: dict[str, str] = {
-    "offline": "halluscope.text.usage.offline:OfflineJudge",
-    "llm": "halluscope.text.usage.llm:LLMJudge",
-    "text_filter": "halluscope.text.usage.text_filter:TextFilterJudge",
-}
+# Imported only when asked for, so `import halluscope` stays light. `reads`: what the judge
+# labels from: the caption text, or the captioning model's signal store of the captions (so
+# `halluscope report`, which has captions only, offers the first kind; `label` both).
+JUDGES = Registry("judge")
+JUDGES.add("offline", "halluscope.text.usage.offline:OfflineJudge", reads="captions")
+JUDGES.add("llm", "halluscope.text.usage.llm:LLMJudge", reads="captions")
+JUDGES.add("text_filter", "halluscope.text.usage.text_filter:TextFilterJudge", reads="signals")
 
 
 def get_judge(name: str, **options: Any) -> UsageJudge:
     """Build the judge registered as `name` with its options."""
-    if name not in JUDGES:
-        raise ConfigError(f"unknown judge {name!r}; choose one of {', '.join(sorted(JUDGES))}")
-    module_name, class_name = JUDGES[name].split(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(**options)
+    return JUDGES.load(name)(**options)

@@ -6,9 +6,6 @@ the text-only features of a mention (`text_hidden_mid_w4`) that marks it non-ass
 ...                         mean=np.zeros(2), std=np.ones(2))
 >>> model.is_non_assertive(np.array([[1.0, 5.0], [-1.0, 5.0]])).tolist()
 [True, False]
->>> judge = TextFilterJudge(model=model)
->>> [(l.usage, l.subtype) for l in judge.label_features(np.array([[1.0, 0.0], [-1.0, 0.0]]))]
-[('non_assertive', 'generic'), ('existential', None)]
 
 The model: standardise with the fit set's mean / std, then a class-balanced logistic regression
 (non-assertive = 1 against concrete + hallucinated = 0), decision threshold fixed at 0.5 (no
@@ -237,6 +234,13 @@ def signal_text_features(signals_dir: str | Path, column: str = FEATURE_COLUMN
 class TextFilterJudge:
     """The text filter as the "text_filter" usage judge (see the module docstring for why it
     needs the signal store to label caption text).
+
+    >>> import numpy as np
+    >>> model = TextFilterModel(coef=np.array([2.0]), intercept=0.0, mean=np.zeros(1),
+    ...                         std=np.ones(1))
+    >>> judge = TextFilterJudge(model=model)
+    >>> [(l.usage, l.subtype) for l in judge.label_features(np.array([[1.0], [-1.0]]))]
+    [('non_assertive', 'generic'), ('existential', None)]
 
     `signals`: a `halluscope signals` directory of the same captions; `label()` then looks up each
     mention's feature row by (caption text, span) and labels it, a mention without one (or with
