@@ -152,6 +152,21 @@ def test_signals_on_ray_equal_single_process(ray_local, llava, signal_inputs, tm
     assert len(captions) == 6
 
 
+def test_signals_do_not_depend_on_the_thread_count(llava, signal_inputs, tmp_path) -> None:
+    # A Ray actor computes with 1 thread where the single process uses 2; without MKL's strict
+    # reproducibility (halluscope/__init__.py) float32 GEMM picked another kernel on AVX-512.
+    items, folder = signal_inputs
+    adapter, before = load_adapter(llava, dtype="float32"), torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            extract_signals(adapter, items, tmp_path / f"t{threads}", batch_size=2,
+                            images_dir=folder)
+    finally:
+        torch.set_num_threads(before)
+    assert signal_rows(tmp_path / "t1") == signal_rows(tmp_path / "t2")
+
+
 def _vsr_files(tmp_path: Path) -> tuple[Path, Path]:
     images = tmp_path / "vsr_images"
     images.mkdir()

@@ -162,8 +162,10 @@ def _run_on_ray(job: BatchJob, batches: Sequence[Any], config: ExecutorConfig,
         data = data.map(_Prepare(job), num_cpus=PREPARE_CPUS)
         # The thread count must be in the actor's environment when it starts: Ray sets
         # OMP_NUM_THREADS=1, and raising torch's count later leaves matmuls ~1.7x slower.
-        runtime_env = ({"env_vars": {"OMP_NUM_THREADS": str(threads),
-                                     "MKL_NUM_THREADS": str(threads)}} if threads else None)
+        env_vars = {"MKL_CBWR": os.environ["MKL_CBWR"]}  # see halluscope/__init__.py
+        if threads:
+            env_vars |= {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+        runtime_env = {"env_vars": env_vars}
         with warnings.catch_warnings():  # max_restarts is passed the old way (Ray >= 2.60)
             warnings.simplefilter("ignore")
             data = data.map(_Worker, fn_constructor_args=(job,),
