@@ -99,7 +99,7 @@ def test_normalized_dominance_is_per_model_dataset():
 def test_routing_arithmetic_hand_table():
     full = lambda v: dict.fromkeys(INTERVENTIONS, v)  # noqa: E731
     items = [
-        RouteItem("a", "m", "d", False, True, {**full(False), "image_enhancement": True}),
+        RouteItem("a", "m", "d", False, True, {**full(False), "visual_enhance": True}),
         RouteItem("b", "m", "d", True, False, full(True)),
         RouteItem("c", "m", "d", True, False, {**full(True), "cot_grounding": False}),
         RouteItem("d", "m", "d", False, False, full(False)),
@@ -110,7 +110,7 @@ def test_routing_arithmetic_hand_table():
     assert (g["acc"], g["fix_rate"], g["break_rate"], g["net"]) == (0.25, 0.5, 1.0, -0.25)
     m = res["matched"]
     assert (m["acc"], m["fix_rate"], m["break_rate"], m["net"]) == (0.75, 0.5, 0.0, 0.25)
-    assert res["matched_counts"] == {"image_enhancement": 1, "anti_prior_prompt": 2,
+    assert res["matched_counts"] == {"visual_enhance": 1, "anti_prior_prompt": 2,
                                      "cot_grounding": 1}
     assert compare_policies(items, [0, 1, 1, 2], seed=5) == compare_policies(items, [0, 1, 1, 2],
                                                                                seed=5)
@@ -151,6 +151,31 @@ def test_import_prism_does_not_pull_ml_libraries():
             "print([m for m in ('sklearn', 'xgboost', 'lightgbm') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(not REF.is_dir(), reason="released reference rows not available")
+def test_every_logged_intervention_type_is_routed(tmp_path):
+    # Released rows name the visual arm `visual_enhance`; under another name visually routed
+    # rows would have no outcome for the matched policy and drop out of it.
+    from halluscope.errors import InputError
+    from halluscope.prism.routing import route_dominance
+
+    template = json.loads((REF / "intervention" / "qwen_vl" / "vsr.jsonl").open().readline())
+    kinds = {"visual_enhance": (0.9, 0.5, 0.5), "anti_prior_prompt": (0.1, 0.9, 0.5),
+             "cot_grounding": (0.5, 0.1, 0.9)}  # each row's largest z is its own type's source
+    rows = [{**template, "sample_id": f"s{i}", "matched_intervention_type": kind,
+             "v_score": v, "lp_score": lp, "a_score": a}
+            for i, (kind, (v, lp, a)) in enumerate(kinds.items())]
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    (folder / "vsr.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (result,) = route_dominance(tmp_path / "results")["rows"]
+    assert result["matched_counts"] == dict.fromkeys(kinds, 1)
+    assert result["matched"]["n_evaluable"] == result["n_normalized_equals_logged"] == 3
+    rows[1]["matched_intervention_type"] = "anti-prior"
+    (folder / "vsr.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match=r"vsr.jsonl:2: .*'anti-prior'"):
+        route_dominance(tmp_path / "results")
 
 
 @pytest.mark.skipif(not REF.is_dir(), reason="released reference rows not available")

@@ -26,10 +26,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from halluscope.errors import InputError
+
 SOURCES = ("visual", "language_prior", "alignment")
-#: Matched intervention per source index, with the reference code's type names.
-INTERVENTIONS = ("image_enhancement", "anti_prior_prompt", "cot_grounding")
+#: Matched intervention per source index, with the names the released rows log in
+#: `matched_intervention_type`: a visually routed row says `visual_enhance`, so any other name
+#: for it would file those rows under an arm no policy assigns, and they would drop out.
+INTERVENTIONS = ("visual_enhance", "anti_prior_prompt", "cot_grounding")
+#: Other spellings of the same three (the paper's prose, earlier halluscope output).
+INTERVENTION_ALIASES = {"image_enhancement": "visual_enhance", "visual_enhancement":
+                        "visual_enhance", "anti_prior": "anti_prior_prompt",
+                        "grounding": "cot_grounding", "grounded": "cot_grounding"}
 POLICIES = ("none", "generic", "matched", "permuted", "random")
+
+
+def intervention_name(name: str, path: str | Path | None = None, line: int | None = None) -> str:
+    """The canonical name of a logged intervention type; an unknown one is an error naming
+    the file and line (a misspelt type must not silently leave its rows unevaluable).
+
+    >>> intervention_name("image_enhancement"), intervention_name("cot_grounding")
+    ('visual_enhance', 'cot_grounding')
+    """
+    canonical = INTERVENTION_ALIASES.get(name, name)
+    if canonical not in INTERVENTIONS:
+        raise InputError(f"unknown matched_intervention_type {name!r} (expected one of "
+                         f"{', '.join(INTERVENTIONS)})", path=path, line=line)
+    return canonical
 
 
 def zscores(values: Sequence[float]) -> list[float]:
@@ -194,7 +216,7 @@ def load_route_items(results_dir: str | Path) -> tuple[list[RouteItem], list[dic
             if r.scores is None:
                 continue  # no signature: cannot be routed on normalised dominance
             kind = row.get("matched_intervention_type")
-            kind = kind if isinstance(kind, str) else None
+            kind = intervention_name(kind, path, line) if isinstance(kind, str) else None
             outcomes = {kind: r.matched.correct} if kind else {}
             items.append(RouteItem(r.sample_id, model, dataset, r.original.correct,
                                    r.generic.correct, outcomes))
