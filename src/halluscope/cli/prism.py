@@ -6,7 +6,7 @@
 
 Mount with `root.add_typer(app, name="prism")`. Commands (each thin over `prism.analysis`):
 `profile`, `pooled`, `abstain` (decomposition results), `route` (intervention results),
-`recompute`, `probe` (run the probes on a model: `prism.probes`) and `entangle` (probe clean
+`recompute`, `families` and `slices` (Tables 20, 27: `prism.slices`), `probe` (run the probes on a model: `prism.probes`) and `entangle` (probe clean
 and ruined inputs: `prism.entanglement`).
 Bad input prints one line (`file:line: message`) and exits with status 2.
 """
@@ -344,6 +344,48 @@ def route_dominance(results: Path = RESULTS, out: Path = OUT,
                          _pct(a["net"])])
     typer.echo(_md(["setting", "policy", "evaluable", "acc", "fix", "break", "net"], rows))
     typer.echo(f"note: {report['note']}")
+    typer.echo(f"-> {out}")
+
+
+def _slice_cells(r: dict) -> list[str]:
+    return [str(r["n"]), _pct(r["accuracy"]), _num(r["v_mean"]), _num(r["l_mean"]),
+            _num(r["a_mean"])]
+
+
+@app.command()
+def families(results: Path = RESULTS, out: Path = OUT) -> None:
+    """Table 20: pooled source means (V, L, A, scalar confidence) and accuracy by failure family."""
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.slices import family_means
+
+    with user_errors():
+        report = family_means(results)
+        write_json_atomic(out, report)
+    typer.echo(_md(["failure family", "N", "Acc", "V", "L", "A", "scalar"],
+                   [[str(r["failure_family"]), *_slice_cells(r), _num(r["scalar_mean"])]
+                    for r in report["rows"]]))
+    typer.echo(f"-> {out}")
+
+
+@app.command()
+def slices(results: Path = RESULTS, out: Path = OUT,
+           top_relations: int = typer.Option(8, "--top-relations", min=1,
+                                             help="VSR: the most frequent relations listed.")
+           ) -> None:
+    """Table 27: matched source-stress slices (POPE split, VizWiz answerability, HallusionBench
+    visual-required, VSR relation)."""
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.slices import stress_slices
+
+    with user_errors():
+        report = stress_slices(results, top_relations)
+        write_json_atomic(out, report)
+    typer.echo(_md(["dataset", "slice", "expected", "N", "Acc", "V", "L", "A", "LP match"],
+                   [[r["dataset"], r["slice"], r["expected_source"], *_slice_cells(r),
+                     _pct(r["lp_match"])] for r in report["rows"]]))
+    for dataset, n in report["n_without_slice_field"].items():
+        if n:
+            typer.echo(f"note: {n} {dataset} rows have no slice field")
     typer.echo(f"-> {out}")
 
 
