@@ -390,6 +390,22 @@ def test_table35_vsr_routing(reference):
     assert rows["qwen_vl"]["n_unparsed_generic"] > 0
 
 
+def test_table36_win_counts_follow_table35(reference):
+    # Table 36's counts of the VSR settings, derived from Table 35's printed rates.
+    wins = {w["model"]: w for w in analysis.route(reference / "intervention")["win_counts"]}
+    for model, (none, generic, matched, _fg, _fm, break_g, break_m) in TABLE35_VSR.items():
+        assert (wins[model]["matched_gt_generic"], wins[model]["matched_gt_none"],
+                wins[model]["lower_break_rate"]) == (int(matched > generic), int(matched > none),
+                                                     int(break_m < break_g))
+    assert wins["pooled"]["n_settings"] == len(TABLE35_VSR)
+    # Ties and undefined rates are no win.
+    tie = {"model": "m", "acc_none": 0.5, "acc_generic": 0.5, "acc_matched": 0.5,
+           "break_generic": None, "break_matched": 0.0}
+    assert analysis.win_counts([tie])[0] | {"model": "m"} == {
+        "model": "m", "n_settings": 1, "matched_gt_generic": 0, "matched_gt_none": 0,
+        "lower_break_rate": 0}
+
+
 def test_cli_commands_write_the_documented_fields(reference, tmp_path):
     runner = CliRunner()
     decomposition, intervention = reference / "decomposition", reference / "intervention"

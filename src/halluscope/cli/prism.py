@@ -50,8 +50,9 @@ def _dup_note(row: dict) -> str:
     return f" duplicates={row['n_duplicates']}" if row.get("n_duplicates") else ""
 
 
-def _write_and_print(run, results: Path, out: Path, line) -> None:
-    """Run one released-results analysis, write its JSON, print one line per (model, dataset)."""
+def _write_and_print(run, results: Path, out: Path, line) -> dict:
+    """Run one released-results analysis, write its JSON, print one line per (model, dataset);
+    returns the report."""
     from halluscope.io.atomic import write_json_atomic
 
     with user_errors():
@@ -60,6 +61,7 @@ def _write_and_print(run, results: Path, out: Path, line) -> None:
     for r in report["rows"]:
         typer.echo(f"{r['model']}/{r['dataset']}: n={r['n']} {line(r)}{_dup_note(r)}")
     typer.echo(f"-> {out}")
+    return report
 
 
 @app.command()
@@ -102,14 +104,20 @@ def abstain(results: Path = RESULTS, out: Path = OUT) -> None:
 
 @app.command()
 def route(results: Path = RESULTS, out: Path = OUT) -> None:
-    """Routing: accuracy, fix and break rates of no / generic / matched intervention."""
+    """Routing: accuracy, fix and break rates of no / generic / matched intervention (Table 35)
+    and the model-level win counts (Table 36)."""
     from halluscope.prism.analysis import route as run
 
-    _write_and_print(run, results, out, lambda r: (
+    report = _write_and_print(run, results, out, lambda r: (
         f"acc none/generic/matched={_pct(r['acc_none'])}/{_pct(r['acc_generic'])}/"
         f"{_pct(r['acc_matched'])} fix G/M={_pct(r['fix_generic'])}/{_pct(r['fix_matched'])} "
         f"break G/M={_pct(r['break_generic'])}/{_pct(r['break_matched'])} "
         f"unparsed G/M={r['n_unparsed_generic']}/{r['n_unparsed_matched']}"))
+    typer.echo(_md(["model", "matched > generic", "matched > no intervention",
+                    "lower break rate"],
+                   [[w["model"], *(f"{w[k]}/{w['n_settings']}" for k in
+                                   ("matched_gt_generic", "matched_gt_none", "lower_break_rate"))]
+                    for w in report["win_counts"]]))
 
 
 @app.command()

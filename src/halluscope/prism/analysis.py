@@ -466,15 +466,41 @@ def route_rows(rows: Sequence[InterventionRow]) -> dict[str, Any]:
     return out
 
 
+def win_counts(settings: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 36: per model and pooled, in how many settings matched routing beats generic
+    prompting, beats no intervention, and breaks less than generic prompting (strictly).
+
+    >>> s = [{"model": "m", "acc_none": 0.8, "acc_generic": 0.7, "acc_matched": 0.75,
+    ...       "break_generic": 0.2, "break_matched": 0.1}]
+    >>> win_counts(s)[0]["matched_gt_generic"], win_counts(s)[0]["matched_gt_none"]
+    (1, 0)
+
+    A setting with an undefined rate (no right or no wrong answers) counts as no win.
+    """
+    gt = lambda a, b: a is not None and b is not None and a > b  # noqa: E731 - local helper
+    models = sorted({s["model"] for s in settings})
+    out = []
+    for model in [*models, None]:  # None: pooled over every model
+        mine = [s for s in settings if model is None or s["model"] == model]
+        out.append({"model": model or "pooled", "n_settings": len(mine),
+                    "matched_gt_generic": sum(gt(s["acc_matched"], s["acc_generic"]) for s in mine),
+                    "matched_gt_none": sum(gt(s["acc_matched"], s["acc_none"]) for s in mine),
+                    "lower_break_rate": sum(gt(s["break_generic"], s["break_matched"])
+                                            for s in mine)})
+    return out
+
+
 def route(results_dir: str | Path) -> dict[str, Any]:
-    """Per-(model, dataset) routing outcomes of an intervention results folder (Table 35)."""
+    """Per-(model, dataset) routing outcomes of an intervention results folder (Table 35) and
+    the model-level win counts (Table 36)."""
     out = []
     for model, dataset, path in discover(results_dir):
         raw, stats = read_rows(path)
         rows = [intervention_row(row, path, line) for line, row in raw]
         out.append({"model": model, "dataset": dataset, **route_rows(rows),
                     **_stats_fields(stats)})
-    return {"analysis": "route", "results_dir": str(results_dir), "rows": out}
+    return {"analysis": "route", "results_dir": str(results_dir), "rows": out,
+            "win_counts": win_counts(out)}
 
 
 # ---------------------------------------------------------------------------------------------
