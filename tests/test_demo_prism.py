@@ -53,6 +53,7 @@ def test_prism_demo_writes_parsable_inputs_results_and_report(demo_model, tmp_pa
     assert [it.answer for it in pope.items] == ["yes", "no"] * 3
     for name in ("results/tiny-llava/vsr.jsonl", "results/tiny-llava/pope.jsonl", "profile.json",
                  "abstain.json", "routing.json", "summary.json", "entanglement/entanglement.json",
+                 "interventions/tiny-llava/vsr.jsonl",
                  "entanglement/ruined/visual/tiny-llava/vsr.jsonl", "report/report.md"):
         assert (out / name).is_file(), name
     html = (out / "report" / "report.html").read_text(encoding="utf-8")
@@ -70,6 +71,9 @@ def test_prism_demo_writes_parsable_inputs_results_and_report(demo_model, tmp_pa
         if row["auroc_scalar"] is None:
             assert any(f"/{row['dataset']}: AUROC undefined" in n for n in summary["notes"])
     assert {r["dataset"] for r in summary["profile"]} == {"vsr", "pope"}
+    # every item ran under every correction, so each routing policy is scored on all six
+    for row in summary["routing"]:
+        assert all(row[arm]["n_evaluable"] == 6 for arm in ("generic", "matched", "permuted"))
     assert "random vision weights" in printed[-1] and "report.html" in printed[-1]
 
     # a rerun into the same folder writes byte-identical JSON

@@ -334,12 +334,18 @@ def test_reference_preset_recomputes_every_released_row(reference, tmp_path):
                       (tmp_path / model / "vsr.jsonl").read_text().splitlines()]
         assert len(recomputed) == len(by_id)
         for row in recomputed:
-            assert set(row) == {"sample_id", "v_score", "lp_score", "a_score"}
             original = by_id[row["sample_id"]]
+            assert set(row) == set(original) | {"signature_preset"}
+            assert {k: v for k, v in row.items() if not k.endswith("_score")} == \
+                {**{k: v for k, v in original.items() if not k.endswith("_score")},
+                 "signature_preset": "reference"}
             for key in ("v_score", "lp_score", "a_score"):
                 assert abs(row[key] - original[key]) <= 1e-9, (model, row["sample_id"], key)
             n_checked += 1
     assert n_checked == 4 * 340
+    # the written folder is a results folder: the analyses read it (Table 13 unchanged here)
+    assert [r["accuracy"] for r in analysis.profile(tmp_path)["rows"]] == \
+        [r["accuracy"] for r in analysis.profile(reference / "decomposition")["rows"]]
     # the paper preset differs only by L's epsilon on these rows (no relation-swap answers)
     paper = analysis.recompute(reference / "decomposition", "paper", tmp_path / "paper")
     for f in paper["files"]:
@@ -429,3 +435,24 @@ def test_cli_commands_write_the_documented_fields(reference, tmp_path):
                                  "reference", "--out", str(tmp_path / "rc")])
     assert result.exit_code == 0, result.output
     assert sorted(p.parent.name for p in (tmp_path / "rc").glob("*/vsr.jsonl")) == list(MODELS)
+    # Without --preset: the paper's equations, as `prism probe` stores them.
+    result = runner.invoke(app, ["recompute", "--results", str(decomposition), "--out",
+                                 str(tmp_path / "rc_paper")])
+    assert result.exit_code == 0, result.output
+    first = (tmp_path / "rc_paper" / MODELS[0] / "vsr.jsonl").read_text().splitlines()[0]
+    assert json.loads(first)["signature_preset"] == "paper"
+
+
+def test_table25_vsr_f1_is_the_weighted_one(reference):
+    """Table 25's VSR row (N 1360; F1 0.688 / 0.701 / 0.709 for M+c / M+VLA / M+VLA+c) under
+    the paper's stratified 5-fold LR: the support-weighted F1 lands within 0.02 of each printed
+    F1, the macro-F1 at least 0.06 below every one, so the paper's F1 is the weighted one."""
+    from halluscope.prism.diagnosis import diagnose, load_diag_rows
+
+    rows, _ = load_diag_rows(reference / "decomposition")
+    report = diagnose(rows, ("lr",), group_by_item=False, controls=False, leave_out=())
+    got = {e["features"]: e for e in report["within_dataset"]}
+    assert {e["n"] for e in got.values()} == {1360}
+    for features, printed in (("M+c", 0.688), ("M+VLA", 0.701), ("M+VLA+c", 0.709)):
+        assert abs(got[features]["weighted_f1"] - printed) <= 0.02, features
+        assert got[features]["macro_f1"] <= printed - 0.06, features

@@ -50,6 +50,62 @@ def test_planted_signal_beats_baselines():
     assert min(imp["v"], imp["a"]) > imp["l"]
 
 
+def benchmark_rows(n_items: int = 120, seed: int = 1) -> list[DiagRow]:
+    """Rows shaped like the paper's suite: POPE and VSR with one family each, HallusionBench
+    with two (attribute when V is high); an item is wrong when A is high; the L variants are
+    L_conf's with the answer-match gate (so they differ)."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n_items):
+        dataset = ("pope", "vsr", "hallusionbench")[i % 3]
+        family = {"pope": "object_hallucination", "vsr": "spatial"}.get(dataset)
+        for model in ("m1", "m2"):
+            v, a = 0.8 * rng.random(), 0.8 * rng.random()
+            l, c = 0.9 + 0.1 * rng.random(), rng.random()
+            fam = family or ("attribute" if v > 0.4 else "object_hallucination")
+            match = rng.random() < 0.5
+            rows.append(DiagRow(f"{dataset}{i}", model, dataset, c, v, l, a, "", fam, a < 0.5,
+                                (("l_persist", l * match), ("l_match", float(match)),
+                                 ("l_stable", l * match))))
+    return rows
+
+
+def test_paper_controls_on_a_benchmark_shaped_suite():
+    from halluscope.prism.diagnosis import with_target
+
+    rows = with_target(benchmark_rows(), "outcome")
+    report = diagnose(rows, ("lr", "lightgbm"), n_splits=3, seed=0)
+    # Tables 23-24: both targets, both protocols, the five identity rows, LightGBM.
+    ctl = {(e["target"], e["protocol"], e["features"]): e for e in report["controls"]}
+    assert len(ctl) == 2 * 2 * 5 and {e["classifier"] for e in report["controls"]} == {"lightgbm"}
+    # The raw family of POPE and VSR is their dataset: dataset ID alone separates those two,
+    # and adding V (which sets HallusionBench's family) separates the third.
+    assert ctl[("raw", "grouped_cv", "D+M+VLA")]["auroc"] > 0.95
+    assert ctl[("raw", "grouped_cv", "D+M+VLA")]["macro_f1"] > \
+        ctl[("raw", "grouped_cv", "D")]["macro_f1"] + 0.15
+    # Outcome: wrongness is A's, so the signature beats the identities.
+    assert ctl[("outcome", "stratified_holdout", "D+M+VLA")]["auroc"] > \
+        ctl[("outcome", "stratified_holdout", "D+M")]["auroc"] + 0.2
+    # Table 10: L is dominant for every row under L_conf (it is the largest by construction), about half under the gate.
+    share = {e["variant"]: e["l_dominant_share"] for e in report["l_variants"]}
+    assert share["l_conf"] == 1.0 and 0.3 < share["l_match"] < 0.7
+    # Table 11: the no-VSR scope drops VSR's rows.
+    scopes = {(e["scope"], e["features"]): e["n"] for e in report["alignment_control"]}
+    assert scopes[("all", "VLA")] == 240 and scopes[("no_vsr", "VLA")] == 160
+    # Table 25: HallusionBench is diagnosed on its two raw families, the others on outcome.
+    targets = {e["dataset"]: e["target"] for e in report["within_dataset"]}
+    assert targets == {"hallusionbench": "raw", "pope": "outcome", "vsr": "outcome"}
+    hb = {(e["classifier"], e["features"]): e for e in report["within_dataset"]
+          if e["dataset"] == "hallusionbench"}
+    assert hb[("lr", "M+VLA")]["auroc"] > hb[("lr", "M+c")]["auroc"] + 0.3
+    # Table 26: wrong vs right, each dataset and each model held out once per set.
+    fd = report["failure_detection"]
+    assert {e["held_out"] for e in fd["leave_one_dataset_out"]} == {"pope", "vsr",
+                                                                    "hallusionbench"}
+    assert {e["held_out"] for e in fd["leave_one_model_out"]} == {"m1", "m2"}
+    assert all(e["auroc"] > 0.9 for e in fd["leave_one_model_out"] if e["features"] == "M+VLA")
+
+
 def test_grouped_cv_never_leaks_items():
     rows = planted_rows(60)
     labels = sorted({r.label for r in rows})

@@ -259,6 +259,9 @@ def test_probe_rows_feed_signature(qwen, tmp_path: Path) -> None:
         p = probe_set(row, "f.jsonl", i + 1)
         v, l, a = compute_signature(p, "paper")
         assert (v, l, a) == pytest.approx((row["v_score"], row["lp_score"], row["a_score"]))
+        # the raw dominant source: the largest coordinate, the first one on a tie
+        assert row["dominant_source"] == ("visual", "language_prior", "alignment")[
+            max(range(3), key=lambda k: ((v, l, a)[k], -k))]
         assert all(0.0 <= x <= 1.0 for x in compute_signature(p, "reference"))
         assert p.relation_answer == row.get("relation_prediction")
     # Written in the released layout, the rows load like released ones (skipped rows counted).

@@ -1,7 +1,7 @@
 """Every registered extension point loads and carries a docstring example.
 
-The five registries (model families, detectors, usage judges, probes, paper tables) and the
-generation backends are where a newcomer adds things; an entry without a `>>>`
+The six registries (model families, detectors, usage judges, probes, interventions, paper
+tables) and the generation backends are where a newcomer adds things; an entry without a `>>>`
 example is how the next one learns nothing, so a missing example fails here.
 """
 
@@ -17,11 +17,12 @@ from halluscope.bench.tables import TABLES
 from halluscope.detectors import DETECTORS
 from halluscope.generation.backends import BACKENDS
 from halluscope.models.registry import FAMILIES
+from halluscope.prism.interventions import INTERVENTION_REGISTRY
 from halluscope.prism.probes import PROBE_REGISTRY
 from halluscope.text.usage.base import JUDGES
 
 REGISTRIES = {"family": FAMILIES, "detector": DETECTORS, "judge": JUDGES, "backend": BACKENDS,
-              "probe": PROBE_REGISTRY, "table": TABLES}
+              "probe": PROBE_REGISTRY, "intervention": INTERVENTION_REGISTRY, "table": TABLES}
 ENTRIES = [(kind, entry) for kind, registry in REGISTRIES.items() for entry in registry.entries()]
 
 
@@ -58,6 +59,7 @@ def test_building_the_registries_imports_no_heavy_library():
     code = ("import sys\n"
             "import halluscope.bench.tables, halluscope.detectors, halluscope.generation.backends\n"
             "import halluscope.models.registry, halluscope.prism.probes, halluscope.text.usage.base\n"
+            "import halluscope.prism.interventions\n"
             "print(sorted(m for m in ('torch', 'transformers', 'sklearn', 'vllm', 'ray')"
             " if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

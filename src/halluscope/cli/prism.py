@@ -122,12 +122,14 @@ def route(results: Path = RESULTS, out: Path = OUT) -> None:
 
 @app.command()
 def recompute(results: Path = RESULTS,
-              preset: Preset = typer.Option(Preset.reference, "--preset",
-                                            help="reference: the released code's formulas; "
-                                                 "paper: the paper's equations."),
+              preset: Preset = typer.Option(Preset.paper, "--preset",
+                                            help="paper: the paper's equations (what `prism "
+                                                 "probe` stores); reference: the released "
+                                                 "code's formulas."),
               out: Path = typer.Option(..., "--out", help="Output folder (<model>/<dataset>.jsonl)."),
               ) -> None:
-    """Recompute V, L, A from each row's raw probe fields; compare with the stored scores."""
+    """Recompute V, L, A from each row's raw probe fields; compare with the stored scores and
+    write the full rows, rescored, where every other analysis reads them."""
     from halluscope.prism.analysis import recompute as run
 
     with user_errors():
@@ -156,6 +158,9 @@ PRESET = typer.Option("default", "--preset", help="weak, default or strong.")
 BLANK = typer.Option("same", "--blank", help="same (original size) or reference (fixed 384x384).")
 CONFIDENCE = typer.Option("geomean", "--confidence", help="geomean or two_way.")
 MAX_NEW_TOKENS = typer.Option(128, "--max-new-tokens", min=1)
+CLOSED = typer.Option("score", "--closed", help="Closed answers: score (the options, in one "
+                      "pass) or generate (the reference protocol: generated and parsed, c over "
+                      "every generated token with the EOS).")
 NAME = typer.Option(None, "--name", help="Model name in the output path (default: the model "
                                          "folder's name).")
 DEVICE = typer.Option("cpu", "--device")
@@ -163,7 +168,7 @@ DTYPE = typer.Option("auto", "--dtype")
 
 
 def _probe_config(preset: str, blank: str, confidence: str, max_new_tokens: int,
-                  batch_size: int) -> ProbeConfig:
+                  batch_size: int, closed: str = "score") -> ProbeConfig:
     """The probes' settings, checked; a bad value is a usage error naming its option."""
     from halluscope.prism.perturb import get_preset
     from halluscope.prism.probes import ProbeConfig
@@ -173,7 +178,7 @@ def _probe_config(preset: str, blank: str, confidence: str, max_new_tokens: int,
         if blank not in ("same", "reference"):
             raise ValueError(f"--blank must be same or reference, not {blank!r}")
         return ProbeConfig(preset=preset, blank=blank, confidence=confidence,
-                           max_new_tokens=max_new_tokens, batch_size=batch_size)
+                           max_new_tokens=max_new_tokens, batch_size=batch_size, closed=closed)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
 
@@ -188,20 +193,19 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
           device: str = DEVICE, dtype: str = DTYPE, executor: str = EXECUTOR,
           workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
           ray_address: str = RAY_ADDRESS, num_shards: int = NUM_SHARDS,
-          shard: int = SHARD, backend: str = BACKEND) -> None:
+          shard: int = SHARD, backend: str = BACKEND, closed: str = CLOSED) -> None:
     """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
     (resumable: items already written are skipped; shards of a job array write under
     <model>/.shards/, gathered by the same command without --num-shards). With --backend vllm
     the generated answers (open questions, the grounding re-check) come from vLLM; the
     closed options are still scored by transformers."""
-    from halluscope.generation.backends import BackendSpec
     from halluscope.models.spec import ModelSpec
     from halluscope.prism.datasets import load_dataset
     from halluscope.prism.probe_store import probe_into
     from halluscope.prism.probes import skipped_row
 
     with user_errors():
-        config = _probe_config(preset, blank, confidence, max_new_tokens, batch_size)
+        config = _probe_config(preset, blank, confidence, max_new_tokens, batch_size, closed)
         run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
                                         num_shards, shard)
         ds = load_dataset(dataset.value, data, images)
@@ -210,14 +214,9 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
         target = out / model_name / f"{dataset.value}.jsonl"
         spec = ModelSpec(str(model), dtype=dtype, device=device)
         spec.check()
-        generator = None
-        if backend != "hf":
-            generator = BackendSpec(backend, str(model), device=device,
-                                    dtype=None if dtype == "auto" else dtype)
-            generator.check()
         result = probe_into(target, spec, items, config, model_name, run_on, part,
                             skipped_row=skipped_row, missing=set(ds.missing_images),
-                            generator=generator)
+                            generator=_generator(backend, model, device, dtype))
     stats = result["stats"]
     typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={result['probed']} "
                f"already_done={result['already_done']} "
@@ -227,6 +226,81 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
                   if num_shards > 1 else "")
                + (f" gathered={result['gathered_from_shards']}"
                   if result["gathered_from_shards"] else ""))
+    typer.echo(f"-> {result['path']}")
+
+
+def _generator(backend: str, model: Path, device: str, dtype: str):
+    """The `--backend` engine for generated answers (None: transformers)."""
+    from halluscope.generation.backends import BackendSpec
+
+    if backend == "hf":
+        return None
+    generator = BackendSpec(backend, str(model), device=device,
+                            dtype=None if dtype == "auto" else dtype)
+    generator.check()
+    return generator
+
+
+@app.command()
+def intervene(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DATA,
+              images: Path = typer.Option(None, "--images", help="Folder the image names "
+                                          "resolve in."),
+              probes: Path = typer.Option(..., "--probes", help="The `prism probe` run of "
+                                          "this model: its --out folder or the .jsonl file."),
+              out: Path = typer.Option(..., "--out", help="Output folder "
+                                       "(<model>/<dataset>.jsonl, read by `prism route`)."),
+              policy: str = typer.Option("normalised", "--policy", help="normalised (the "
+                                         "paper: largest within-setting z-score) or raw "
+                                         "(argmax(V, L, A), the released code)."),
+              interventions: str = typer.Option("all", "--interventions", help="Corrections "
+                                                "run on every item besides the generic prompt "
+                                                "and the routed one: all, none, or a list of "
+                                                "visual_enhance, anti_prior_prompt, "
+                                                "cot_grounding."),
+              limit: int = typer.Option(None, "--limit", min=1, help="First N items only."),
+              batch_size: int = BATCH_SIZE, confidence: str = CONFIDENCE,
+              max_new_tokens: int = MAX_NEW_TOKENS, closed: str = CLOSED, name: str = NAME,
+              device: str = DEVICE, dtype: str = DTYPE, executor: str = EXECUTOR,
+              workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
+              ray_address: str = RAY_ADDRESS, num_shards: int = NUM_SHARDS, shard: int = SHARD,
+              backend: str = BACKEND) -> None:
+    """Route each probed item to its matched correction (Appendix 9.4) and run it beside the
+    generic prompt; rows appended to <out>/<model>/<dataset>.jsonl (resumable), the layout
+    `prism route` (Tables 35, 36) and `prism route-dominance` (policies, CIs) read."""
+    from halluscope.models.spec import ModelSpec
+    from halluscope.prism.datasets import load_dataset
+    from halluscope.prism.interventions import (InterventionConfig, intervene_into,
+                                                parse_interventions, route_population)
+    from halluscope.prism.routing import INTERVENTIONS
+
+    with user_errors():
+        try:
+            config = InterventionConfig(parse_interventions(interventions), policy,
+                                        _probe_config("default", "same", confidence,
+                                                      max_new_tokens, batch_size, closed))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        run_on, part = executor_options(executor, workers, gpus_per_worker, ray_address,
+                                        num_shards, shard)
+        ds = load_dataset(dataset.value, data, images)
+        model_name = name or Path(str(model).rstrip("/")).name
+        probe_file = probes if probes.suffix == ".jsonl" else \
+            probes / model_name / f"{dataset.value}.jsonl"
+        missing = set(ds.missing_images)
+        present = [it for it in ds.items if it.item_id not in missing]
+        routed, left_out = route_population(present[:limit] if limit else present,
+                                            probe_file, policy)
+        spec = ModelSpec(str(model), dtype=dtype, device=device)
+        spec.check()
+        result = intervene_into(out / model_name / f"{dataset.value}.jsonl", spec, routed,
+                                config, model_name, run_on, part,
+                                _generator(backend, model, device, dtype))
+    counts = {k: sum(1 for r in routed if r.routed == k) for k in INTERVENTIONS}
+    typer.echo(f"{model_name}/{dataset.value}: items={len(ds.items)} routed={len(routed)} "
+               f"ran={result['done_now']} already_done={result['already_done']} "
+               f"missing_images={len(ds.missing_images)} not_probed={left_out['n_not_probed']} "
+               f"no_signature={left_out['n_no_signature']} policy={policy} "
+               f"routed_to={counts} unparsed={result['stats'].unparsed or 0}")
     typer.echo(f"-> {result['path']}")
 
 
@@ -311,46 +385,94 @@ def diagnose(results: Path = RESULTS, out: Path = OUT,
              folds: int = typer.Option(5, "--folds", min=2),
              seed: int = typer.Option(0, "--seed"),
              group_by_item: bool = typer.Option(True, "--group-by-item/--no-group-by-item",
-                                                help="Keep each item's rows in one fold."),
+                                                help="Keep each item's rows in one fold "
+                                                     "(off: the paper's stratified CV)."),
+             target: str = typer.Option("outcome", "--target",
+                                        help="outcome (correct -> none, wrong -> its family) "
+                                             "or raw (every item its benchmark family)."),
              ) -> None:
-    """Failure-family diagnosis: CV AUROC / macro-F1 of [c], [V,L,A], [V,L,A,c] and ID baselines."""
+    """Failure-family diagnosis: CV AUROC / macro-F1 of [c], [V,L,A], [V,L,A,c] and ID
+    baselines, and the paper's controls (Tables 10, 11, 23-26)."""
     from halluscope.io.atomic import write_json_atomic
-    from halluscope.prism.diagnosis import CLASSIFIERS, diagnose_results
+    from halluscope.prism.diagnosis import CLASSIFIERS, TARGETS, diagnose_results
 
     names = [c.strip() for c in classifiers.split(",") if c.strip()]
     bad = [c for c in names if c not in CLASSIFIERS]
     if bad or not names:
         raise typer.BadParameter(f"unknown classifier(s) {bad} (known: {', '.join(CLASSIFIERS)})")
+    if target not in TARGETS:
+        raise typer.BadParameter(f"--target must be one of {', '.join(TARGETS)}, not {target!r}")
     with user_errors():
-        report = diagnose_results(results, names, folds, seed, group_by_item)
+        report = diagnose_results(results, names, folds, seed, group_by_item, target)
         write_json_atomic(out, report)
-    typer.echo(_md(["classifier", "features", "AUROC", "macro-F1"],
+    typer.echo(_md(["classifier", "features", "AUROC", "macro-F1", "weighted F1"],
                    [[e["classifier"], e["features"], f"{_num(e['auroc'])} ± {_num(e['auroc_sd'])}",
-                     f"{_num(e['macro_f1'])} ± {_num(e['macro_f1_sd'])}"]
+                     f"{_num(e['macro_f1'])} ± {_num(e['macro_f1_sd'])}", _num(e["weighted_f1"])]
                     for e in report["pooled"]]))
+    tables = [
+        ("controls", "Tables 23-24: identity controls",
+         ["target", "protocol", "features"], ("target", "protocol", "features")),
+        ("l_variants", "Table 10: image-removal variants (LR)", ["variant", "L dominant"],
+         ("variant", "l_dominant_share")),
+        ("alignment_control", "Table 11: alignment availability (LR)", ["scope", "features"],
+         ("scope", "features")),
+        ("within_dataset", "Table 25: within-dataset, model ID in every set",
+         ["dataset", "target", "N", "classifier", "features"],
+         ("dataset", "target", "n", "classifier", "features")),
+    ]
+    for key, title, head, fields in tables:
+        if report.get(key):
+            typer.echo(f"\n{title}\n" + _md(head + ["AUROC", "macro-F1", "weighted F1"], [
+                [_num(e[f]) if isinstance(e[f], float) else str(e[f]) for f in fields]
+                + [_num(e["auroc"]), _num(e["macro_f1"]), _num(e["weighted_f1"])]
+                for e in report[key]]))
+    for key, entries in report.get("failure_detection", {}).items():
+        typer.echo(f"\nTable 26: failure detection (wrong vs right), {key.replace('_', ' ')}\n"
+                   + _md(["held out", "classifier", "features", "AUROC", "macro-F1"],
+                         [[e["held_out"], e["classifier"], e["features"], _num(e["auroc"]),
+                           _num(e["macro_f1"])] for e in entries]))
     for note in report.get("notes", []):
         typer.echo(f"note: {note}")
     typer.echo(f"-> {out}")
 
 
+def _ci(ci: list[float] | None) -> str:
+    return "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+ROUTE_ARMS = ("none", "generic", "logged_matched", "raw_matched", "matched", "permuted", "random")
+
+
 @app.command("route-dominance")
 def route_dominance(results: Path = RESULTS, out: Path = OUT,
-                    seed: int = typer.Option(0, "--seed")) -> None:
-    """Routing on normalised dominance: none / generic / logged / matched / permuted / random."""
+                    seed: int = typer.Option(0, "--seed"),
+                    bootstrap: int = typer.Option(1000, "--bootstrap", min=10,
+                                                  help="Bootstrap resamples for the 95% CIs.")
+                    ) -> None:
+    """Routing policies: none / generic / logged / raw and normalised matched / permuted /
+    random, per setting and pooled, with bootstrap 95% CIs and the paired difference from
+    the generic prompt."""
     from halluscope.io.atomic import write_json_atomic
     from halluscope.prism.routing import route_dominance as run
 
     with user_errors():
-        report = run(results, seed)
+        report = run(results, seed, bootstrap)
         write_json_atomic(out, report)
     rows = []
-    for r in report["rows"]:
-        for arm in ("none", "generic", "logged_matched", "matched", "permuted", "random"):
-            a = r[arm]
-            rows.append([f"{r['model']}/{r['dataset']}", arm, f"{a['n_evaluable']}/{a['n']}",
-                         _pct(a["acc"]), _pct(a["fix_rate"]), _pct(a["break_rate"]),
-                         _pct(a["net"])])
-    typer.echo(_md(["setting", "policy", "evaluable", "acc", "fix", "break", "net"], rows))
+    settings = [(f"{r['model']}/{r['dataset']}", r) for r in report["rows"]]
+    for name, r in settings + [("pooled", report["pooled"])]:
+        for arm in ROUTE_ARMS:
+            a, b = r[arm], r["bootstrap"][arm]
+            vs = b.get("vs_generic")
+            rows.append([name, arm, f"{a['n_evaluable']}/{a['n']}", _pct(a["acc"]),
+                         _ci(b["acc_ci"]), _pct(a["fix_rate"]), _pct(a["break_rate"]),
+                         _ci(b["break_rate_ci"]),
+                         "" if vs is None or vs["acc_diff"] is None else
+                         f"{100 * vs['acc_diff']:+.1f} {_ci(vs['acc_diff_ci'])}",
+                         "" if vs is None or vs["break_rate_diff"] is None else
+                         f"{100 * vs['break_rate_diff']:+.1f} {_ci(vs['break_rate_diff_ci'])}"])
+    typer.echo(_md(["setting", "policy", "evaluable", "acc", "acc 95% CI", "fix", "break",
+                    "break 95% CI", "acc - generic (pp)", "break - generic (pp)"], rows))
     typer.echo(f"note: {report['note']}")
     typer.echo(f"-> {out}")
 

@@ -9,12 +9,14 @@ absent) from the demo images' layout (`demo.images.demo_scene`), in the files th
 loaders read (`prism.datasets.load_vsr`, `load_pope`). Then, with the functions the `prism`
 commands use: the probes on both (`probes.probe_items`, as `prism probe`), the source profile
 (`analysis.profile`, Table 13), abstention (`analysis.abstain`: scalar vs source-aware AUROC),
-the normalised-dominance routing choice (`routing.normalized_dominance`), the interventional
-entanglement test on the VSR items (`entanglement.probe_entanglement` / `write_entanglement`)
+the interventions (`interventions.intervene_all`, as `prism intervene`: normalised routing, the
+three corrections and the generic prompt on every item) and their policy comparison
+(`routing.route_dominance`, as `prism route-dominance`), the interventional entanglement test on the VSR items (`entanglement.probe_entanglement` / `write_entanglement`)
 and the HTML + Markdown report (`report.write_prism_report`, as `prism report`).
 
 Layout under `out`: `inputs/` (vsr_dev.jsonl, coco_pope_random.json), `results/<model>/
-<dataset>.jsonl`, `profile.json`, `abstain.json`, `routing.json`, `entanglement/`, `report/`
+<dataset>.jsonl`, `interventions/<model>/<dataset>.jsonl`, `profile.json`, `abstain.json`,
+`routing.json`, `entanglement/`, `report/`
 and `summary.json`. Every JSON is a pure function of the model, the images and the settings
 (no timings, no dates), so a rerun writes identical files. With a random-weight model every
 figure is noise: the point is that the pipeline runs end to end.
@@ -218,30 +220,20 @@ def abstain_notes(rows: Sequence[dict[str, Any]]) -> list[str]:
     return notes
 
 
-def routing_choice(results_dir: Path) -> dict[str, Any]:
-    """The matched intervention each probed item would be routed to: normalised dominance
-    (z-scored V, L, A within each model x dataset), next to the raw argmax."""
-    from halluscope.prism.analysis import dominant_index, load_decomposition
-    from halluscope.prism.results import discover
-    from halluscope.prism.routing import INTERVENTIONS, SOURCES, normalized_dominance
+def run_interventions(adapter: VLMAdapter, datasets: Sequence[Any], results: Path, out: Path,
+                      model_name: str, config: Any, seed: int) -> dict[str, Any]:
+    """`prism intervene` on every probed item (normalised routing, all three corrections and
+    the generic prompt), then `prism route-dominance` over the written rows."""
+    from halluscope.io.atomic import write_jsonl_atomic
+    from halluscope.prism.interventions import InterventionConfig, intervene_all, route_population
+    from halluscope.prism.routing import route_dominance
 
-    rows_out = []
-    for model, dataset, path in discover(results_dir):
-        rows, _stats = load_decomposition(path)
-        dom = normalized_dominance([(model, dataset, r.v, r.l, r.a) for r in rows])
-        raw = [dominant_index((r.v, r.l, r.a)) for r in rows]
-        rows_out.append({
-            "model": model, "dataset": dataset, "n": len(rows),
-            "normalized_counts": {s: dom.count(k) for k, s in enumerate(SOURCES)},
-            "raw_counts": {s: raw.count(k) for k, s in enumerate(SOURCES)},
-            "items": [{"sample_id": r.sample_id, "correct": r.correct,
-                       "normalized_dominant": SOURCES[d], "raw_dominant": SOURCES[w],
-                       "matched_intervention": INTERVENTIONS[d]}
-                      for r, d, w in zip(rows, dom, raw)]})
-    return {"analysis": "routing_choice", "results_dir": str(results_dir),
-            "interventions": dict(zip(SOURCES, INTERVENTIONS)), "rows": rows_out,
-            "note": "routing choice only: the demo runs no interventions, so fix/break rates "
-                    "(`prism route`, `prism route-dominance`) need intervention results"}
+    for ds in datasets:
+        routed, _left_out = route_population(ds.items, results / model_name / f"{ds.name}.jsonl",
+                                             "normalised")
+        rows = intervene_all(adapter, routed, InterventionConfig(probe=config), model_name)
+        write_jsonl_atomic(out / model_name / f"{ds.name}.jsonl", rows)
+    return route_dominance(out, seed, n_resamples=200)
 
 
 def _num(x: float | None) -> str:
@@ -258,6 +250,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         rows.append([p["dataset"], p["n"], _num(p["accuracy"]), _num(p["v_mean"]),
                      _num(p["l_mean"]), _num(p["a_mean"]),
                      "/".join(str(raw[s]) for s in raw), "/".join(str(norm[s]) for s in norm),
+                     "/".join(_num(r[arm]["acc"]) for arm in ("none", "generic", "matched")),
                      _num(a["auroc_scalar"]), a["best_source_aware"] or "n/a"])
     ent = summary["entanglement"]
     lines = [
@@ -266,7 +259,8 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         "",
         markdown_table(["dataset", "items", "accuracy", "mean V", "mean L", "mean A",
                         "dominant V/L/A (raw)", "dominant V/L/A (normalised)",
-                        "AUROC scalar", "best source-aware"], rows),
+                        "accuracy none/generic/matched", "AUROC scalar", "best source-aware"],
+                       rows),
         "",
         f"Entanglement on the VSR items: {ent['total']} diagonal checks pass "
         f"({', '.join(f'{k}-ruined {v}' for k, v in ent['pass_counts'].items())}).",
@@ -332,16 +326,18 @@ def run_prism_demo(out: str | Path, echo: Callable[[str], None],
     notes = abstain_notes(abst["rows"])
     _write_json(out / "profile.json", prof)
     _write_json(out / "abstain.json", {**abst, "notes": notes})
-    routing = routing_choice(results)
+    routing = run_interventions(adapter, (vsr, pope), results, out / "interventions",
+                                model_name, config, seed)
     _write_json(out / "routing.json", routing)
 
     ent = probe_entanglement(adapter, vsr.items, [load_image(it.image) for it in vsr.items],
                              config, model_name, seed)
     ent_paths = write_entanglement(out / "entanglement", ent)
-    report = write_prism_report(results, out / "report", None, ent_paths["ruined"])
+    report = write_prism_report(results, out / "report", out / "interventions",
+                                ent_paths["ruined"])
 
-    notes = notes + [routing["note"],
-                     f"probes generate at most {max_new_tokens} tokens (the paper: 128)"]
+    notes = notes + [f"probes and interventions generate at most {max_new_tokens} tokens "
+                     "(the paper: 128)"]
     summary = {
         "model": model_name, "seed": seed, "probe_config": {
             "preset": config.preset, "blank": config.blank, "confidence": config.confidence,
@@ -350,7 +346,7 @@ def run_prism_demo(out: str | Path, echo: Callable[[str], None],
                   "pope": [it.as_dict() for it in pope.items]},
         "probe_stats": stats, "profile": prof["rows"],
         "abstain": [{k: v for k, v in r.items() if k != "scores"} for r in abst["rows"]],
-        "routing": [{k: v for k, v in r.items() if k != "items"} for r in routing["rows"]],
+        "routing": [{k: v for k, v in r.items() if k != "bootstrap"} for r in routing["rows"]],
         "entanglement": ent["table"], "notes": notes,
         "paths": {"inputs": str(inputs), "results": str(results),
                   "entanglement": str(ent_paths["json"]), "report_html": str(report["html"]),

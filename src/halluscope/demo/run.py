@@ -8,7 +8,7 @@ On the embedded default (`make demo`) the demo writes, under its output folder: 
 LLaVA-1.5 captions generated images, signals are extracted and the NAME-Bench protocol runs:
 `demo.model_demo`) and `prism/` (HalluPrism on the same model and images: VSR- and POPE-style
 items the project writes from what the images show, the probes, profile, abstention,
-normalised-dominance routing choice, entanglement and the HTML/Markdown report:
+interventions routed on normalised dominance, entanglement and the HTML/Markdown report:
 `demo.prism_demo`). Nothing there reads the network or ../shared.
 """
 

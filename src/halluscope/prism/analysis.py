@@ -508,7 +508,8 @@ def route(results_dir: str | Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 def recompute_file(path: Path, preset: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(V, L, A) of every row of one file recomputed from its raw probe fields, plus a summary.
+    """Every row of one file with (V, L, A) recomputed from its raw probe fields (and
+    `signature_preset` set), plus a summary.
 
     The summary's `max_abs_delta` compares with the stored v_score / lp_score / a_score (rows
     without a stored score are left out of that comparison).
@@ -524,7 +525,8 @@ def recompute_file(path: Path, preset: str) -> tuple[list[dict[str, Any]], dict[
             v, l, a = compute_signature(probes, preset)
         except ValueError as exc:
             raise InputError(str(exc), path=path, line=line) from None
-        new = {"sample_id": row["sample_id"], "v_score": v, "lp_score": l, "a_score": a}
+        # The whole row with its scores replaced, so every analysis reads the output folder.
+        new = {**row, "v_score": v, "lp_score": l, "a_score": a, "signature_preset": preset}
         for key in worst:
             stored = row.get(key)
             if isinstance(stored, (int, float)) and not isinstance(stored, bool):

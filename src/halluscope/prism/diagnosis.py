@@ -25,24 +25,24 @@ sklearn / xgboost / lightgbm are imported inside the functions that fit, never a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from halluscope.errors import InputError
 
 #: Named feature blocks; a feature set is a tuple of block names.
 BLOCKS: dict[str, tuple[str, ...]] = {"c": ("c",), "vla": ("v", "l", "a"), "v": ("v",),
                                       "l": ("l",), "a": ("a",)}
 #: Identity blocks expand to one-hot columns.
 ID_BLOCKS = ("dataset_id", "model_id")
-#: The paper's feature sets (Table 3 / 21) and identity controls (Tables 23-25).
+#: The paper's feature sets (Table 3 / 21) and the identity baselines.
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "c": ("c",),
     "vla": ("vla",),
     "vlac": ("vla", "c"),
     "dataset_id": ("dataset_id",),
     "model_id": ("model_id",),
-    "ids_c": ("dataset_id", "model_id", "c"),
-    "ids_c_vla": ("dataset_id", "model_id", "c", "vla"),
 }
 CLASSIFIERS = ("lr", "xgboost", "lightgbm")
 
@@ -62,7 +62,11 @@ class DiagRow:
     v: float
     l: float
     a: float
-    label: str
+    label: str  # the target: `outcome_family` or the raw `family` (`with_target`)
+    family: str = ""  # the benchmark-provided failure family of the item (Table 8)
+    correct: bool | None = None
+    #: The stricter image-removal scores (Eq. 5 and Appendix 10.1), for Table 10.
+    l_variants: tuple[tuple[str, float], ...] = ()
 
 
 def outcome_family(correct: bool, family: str | None) -> str:
@@ -74,6 +78,56 @@ def outcome_family(correct: bool, family: str | None) -> str:
     if correct:
         return "none"
     return family or "unknown"
+
+
+TARGETS = ("outcome", "raw")
+#: Appendix 10.1's image-removal variants (Table 10); "l_conf" is the default L.
+L_VARIANTS = ("l_conf", "l_persist", "l_match", "l_stable")
+#: Tables 23-24: the identity controls, each with the sources added (run with LightGBM).
+CONTROL_SETS: dict[str, tuple[str, ...]] = {
+    "D": ("dataset_id",),
+    "D+M": ("dataset_id", "model_id"),
+    "D+M+c": ("dataset_id", "model_id", "c"),
+    "D+M+VLA": ("dataset_id", "model_id", "vla"),
+    "D+M+VLA+c": ("dataset_id", "model_id", "vla", "c"),
+}
+#: Tables 25-26: model identity in every feature set.
+MODEL_SETS: dict[str, tuple[str, ...]] = {"M+c": ("model_id", "c"), "M+VLA": ("model_id", "vla"),
+                                          "M+VLA+c": ("model_id", "vla", "c")}
+
+
+def with_target(rows: Sequence[DiagRow], target: str) -> list[DiagRow]:
+    """Rows labelled with a diagnosis target: "outcome" (correct -> "none", wrong -> its
+    family; Table 24) or "raw" (every item its benchmark family, right or wrong; Tables 8, 23).
+
+    >>> r = DiagRow("i", "m", "pope", 0.9, 0.1, 1.0, 0.2, "none", "object_hallucination", True)
+    >>> [x.label for x in with_target([r], "raw")], [x.label for x in with_target([r], "outcome")]
+    (['object_hallucination'], ['none'])
+    >>> with_target([replace(r, correct=False)], "binary")[0].label
+    'wrong'
+
+    "binary" is failure detection (wrong vs right), the target of Table 26.
+    """
+    if target == "raw":
+        return [replace(r, label=r.family) for r in rows]
+    if target == "outcome":
+        return [replace(r, label=outcome_family(bool(r.correct), r.family)) for r in rows]
+    if target == "binary":
+        return [replace(r, label="right" if r.correct else "wrong") for r in rows]
+    raise ValueError(f"unknown target {target!r} (known: {', '.join(TARGETS)}, binary)")
+
+
+def with_l_variant(rows: Sequence[DiagRow], variant: str) -> list[DiagRow]:
+    """Rows whose L is replaced by one of Appendix 10.1's variants (rows without it dropped).
+
+    >>> r = DiagRow("i", "m", "d", 0.9, 0.1, 1.0, 0.2, "none", l_variants=(("l_match", 0.0),))
+    >>> [x.l for x in with_l_variant([r], "l_match")], with_l_variant([r], "l_stable")
+    ([0.0], [])
+    """
+    if variant == "l_conf":
+        return list(rows)
+    return [replace(r, l=dict(r.l_variants)[variant]) for r in rows
+            if variant in dict(r.l_variants)]
 
 
 def feature_names(feature_set: Sequence[str], models: Iterable[str],
@@ -250,9 +304,13 @@ def _fit_score(rows: Sequence[DiagRow], train: Any, test: Any, feature_set: Sequ
         proba[:, train_classes] = model.predict_proba(X[test])
         imp = importances(model, classifier)
     pred = proba.argmax(axis=1)
+    present = sorted(set(y[test].tolist()))
     return {"auroc": weighted_ovr_auroc(y[test], proba, n_classes),
-            "macro_f1": float(f1_score(y[test], pred, labels=sorted(set(y[test].tolist())),
-                                       average="macro", zero_division=0)),
+            "macro_f1": float(f1_score(y[test], pred, labels=present, average="macro",
+                                       zero_division=0)),
+            # The F1 the paper's Table 25 prints (its magnitudes are the support-weighted F1's).
+            "weighted_f1": float(f1_score(y[test], pred, labels=present, average="weighted",
+                                          zero_division=0)),
             "importances": dict(zip(names, imp)) if imp is not None else None}
 
 
@@ -268,10 +326,45 @@ def cross_validate(rows: Sequence[DiagRow], feature_set: Sequence[str], classifi
                 for tr, te in folds]
     auc_m, auc_sd = _mean_sd([f["auroc"] for f in per_fold])
     f1_m, f1_sd = _mean_sd([f["macro_f1"] for f in per_fold])
+    wf1_m, _ = _mean_sd([f["weighted_f1"] for f in per_fold])
     imps = [f["importances"] for f in per_fold if f["importances"]]
     mean_imp = ({k: sum(d[k] for d in imps) / len(imps) for k in imps[0]} if imps else None)
     return {"auroc": auc_m, "auroc_sd": auc_sd, "macro_f1": f1_m, "macro_f1_sd": f1_sd,
-            "n_folds": len(folds), "importances": mean_imp}
+            "weighted_f1": wf1_m, "n_folds": len(folds), "importances": mean_imp}
+
+
+def stratified_holdout(rows: Sequence[DiagRow], feature_set: Sequence[str], classifier: str,
+                       test_size: float = 0.2, seed: int = 0) -> dict[str, Any]:
+    """The paper's control protocol (Tables 23-24): one stratified held-out split (rows, not
+    items: the same item answered by another model may sit on the other side).
+
+    >>> rows = [DiagRow(f"i{k}", "m", "d", k % 2 * 0.8 + 0.1, 0.5, 1.0, 0.2,
+    ...                 "none" if k % 2 else "spatial") for k in range(20)]
+    >>> r = stratified_holdout(rows, ("c",), "lr"); r["auroc"], r["n_test"]
+    (1.0, 4)
+    """
+    import numpy as np
+    from sklearn.model_selection import train_test_split
+
+    classes = sorted({r.label for r in rows})
+    y = [classes.index(r.label) for r in rows]
+    train, test = train_test_split(np.arange(len(rows)), test_size=test_size, stratify=y,
+                                   random_state=seed)
+    res = _fit_score(rows, np.sort(train), np.sort(test), feature_set, classifier, classes, seed)
+    return {**res, "n_test": int(len(test))}
+
+
+def evaluate(rows: Sequence[DiagRow], feature_set: Sequence[str], classifier: str,
+             protocol: str, n_splits: int = 5, seed: int = 0) -> dict[str, Any]:
+    """One feature set under a protocol: "grouped_cv" (halluscope's: folds keep an item's rows
+    together), "stratified_cv" (the paper's 5-fold) or "stratified_holdout" (the paper's
+    control split)."""
+    if protocol == "stratified_holdout":
+        return stratified_holdout(rows, feature_set, classifier, seed=seed)
+    if protocol not in ("grouped_cv", "stratified_cv"):
+        raise ValueError(f"unknown protocol {protocol!r}")
+    return cross_validate(rows, feature_set, classifier, n_splits, seed,
+                          group_by_item=protocol == "grouped_cv")
 
 
 def holdout(rows: Sequence[DiagRow], key: str, feature_set: Sequence[str], classifier: str,
@@ -292,19 +385,59 @@ def holdout(rows: Sequence[DiagRow], key: str, feature_set: Sequence[str], class
     return out
 
 
+def _control_classifier(classifiers: Sequence[str]) -> str:
+    # Table 3: the dataset-ID controls use LightGBM.
+    return "lightgbm" if "lightgbm" in classifiers else classifiers[0]
+
+
+def _two_labels(rows: Sequence[DiagRow]) -> bool:
+    return len({r.label for r in rows}) >= 2
+
+
+def within_dataset_target(rows: Sequence[DiagRow]) -> str:
+    """Table 25's target for one dataset's rows: the raw family where the benchmark gives more
+    than one (HallusionBench attribute vs object, VizWiz answerability vs answerable), else the
+    outcome (POPE object error vs no failure, VSR spatial error vs no failure).
+
+    >>> r = DiagRow("i", "m", "vsr", 0.9, 0.1, 1.0, 0.2, "none", "spatial", True)
+    >>> within_dataset_target([r, replace(r, correct=False)])
+    'outcome'
+    """
+    return "raw" if len({r.family for r in rows}) >= 2 else "outcome"
+
+
 def diagnose(rows: Sequence[DiagRow], classifiers: Sequence[str] = CLASSIFIERS,
              feature_sets: dict[str, tuple[str, ...]] | None = None, n_splits: int = 5,
              seed: int = 0, group_by_item: bool = True, within_dataset: bool = True,
-             leave_out: Sequence[str] = ("model", "dataset")) -> dict[str, Any]:
-    """The pooled diagnosis grid (classifier x feature set), within-dataset controls (model ID
-    always included, Table 25) and leave-one-model/dataset-out stress tests (Table 26)."""
+             leave_out: Sequence[str] = ("model", "dataset"), controls: bool = True
+             ) -> dict[str, Any]:
+    """The pooled diagnosis grid (classifier x feature set, on the rows' labels) and, for rows
+    that carry their family and correctness, the paper's controls:
+
+    * `controls` (Tables 23, 24): D, D+M, D+M+c, D+M+VLA, D+M+VLA+c with LightGBM, for the raw
+      and the outcome target, under the paper's stratified held-out split and the grouped CV;
+    * `l_variants` (Table 10): L replaced by L_persist / L_match / L_stable (logistic
+      regression on V, L, A), with the share of rows whose raw dominant coordinate is L;
+    * `alignment_control` (Table 11): c against (V, L, A) on all datasets and without VSR;
+    * `within_dataset` (Table 25): per dataset, model ID in every set, the dataset's target;
+    * `failure_detection` (Table 26): wrong vs right with model ID, leave one dataset out
+      (AUROC) and leave one model out (AUROC, macro-F1).
+
+    The pooled grid and Tables 10, 11, 25 use grouped CV (`group_by_item`; the paper's
+    stratified CV otherwise). F1 is reported macro-averaged and support-weighted.
+    """
+    from halluscope.prism.analysis import dominant_index
+
     sets = feature_sets or FEATURE_SETS
+    protocol = "grouped_cv" if group_by_item else "stratified_cv"
     labels = sorted({r.label for r in rows})
     report: dict[str, Any] = {
         "n": len(rows), "n_items": len({r.item_id for r in rows}),
         "labels": {k: sum(1 for r in rows if r.label == k) for k in labels},
         "models": sorted({r.model for r in rows}), "datasets": sorted({r.dataset for r in rows}),
-        "n_splits": n_splits, "seed": seed, "group_by_item": group_by_item, "pooled": []}
+        "n_splits": n_splits, "seed": seed, "group_by_item": group_by_item,
+        "protocol": protocol, "pooled": []}
+    notes: list[str] = []
     if len(labels) < 2:
         report["note"] = "only one label present; nothing to diagnose"
         return report
@@ -313,38 +446,83 @@ def diagnose(rows: Sequence[DiagRow], classifiers: Sequence[str] = CLASSIFIERS,
             report["pooled"].append({"classifier": clf, "features": name,
                                      **cross_validate(rows, fs, clf, n_splits, seed,
                                                       group_by_item)})
+    known = bool(rows) and all(r.correct is not None and r.family for r in rows)
+    if controls and known:
+        clf = _control_classifier(classifiers)
+        report["controls"] = []
+        for target in ("raw", "outcome"):
+            sub = with_target(rows, target)
+            if not _two_labels(sub):
+                notes.append(f"{target} target: one label only ({sub[0].label}); its "
+                             "controls (Table 23/24) are undefined")
+                continue
+            for split in ("stratified_holdout", "grouped_cv"):
+                for name, fs in CONTROL_SETS.items():
+                    report["controls"].append({"target": target, "protocol": split,
+                                               "classifier": clf, "features": name,
+                                               **evaluate(sub, fs, clf, split, n_splits, seed)})
+    report["l_variants"] = []
+    for variant in L_VARIANTS:
+        sub = with_l_variant(rows, variant)
+        if not sub or not _two_labels(sub):
+            continue
+        dominant_l = sum(1 for r in sub if dominant_index((r.v, r.l, r.a)) == 1) / len(sub)
+        report["l_variants"].append({"variant": variant, "n": len(sub),
+                                     "l_dominant_share": dominant_l, "classifier": "lr",
+                                     **evaluate(sub, ("vla",), "lr", protocol, n_splits, seed)})
+    if "vsr" in report["datasets"] and len(report["datasets"]) > 1:
+        report["alignment_control"] = []
+        for scope, sub in (("all", list(rows)), ("no_vsr", [r for r in rows if r.dataset != "vsr"])):
+            if not _two_labels(sub):
+                continue
+            for name, fs in (("c", ("c",)), ("VLA", ("vla",))):
+                report["alignment_control"].append(
+                    {"scope": scope, "features": name, "classifier": "lr", "n": len(sub),
+                     **evaluate(sub, fs, "lr", protocol, n_splits, seed)})
+    else:
+        notes.append("Table 11's no-VSR control needs VSR and another dataset")
     if within_dataset:
         report["within_dataset"] = []
         for ds in report["datasets"]:
             sub = [r for r in rows if r.dataset == ds]
-            if len({r.label for r in sub}) < 2:
+            target = within_dataset_target(sub) if known else "labels"
+            if known:
+                sub = with_target(sub, target)
+            if not _two_labels(sub):
                 continue
             for clf in classifiers:
-                for name, fs in (("model_c", ("model_id", "c")),
-                                 ("model_vla", ("model_id", "vla")),
-                                 ("model_vlac", ("model_id", "vla", "c"))):
+                for name, fs in MODEL_SETS.items():
                     report["within_dataset"].append(
-                        {"dataset": ds, "classifier": clf, "features": name,
-                         **cross_validate(sub, fs, clf, n_splits, seed, group_by_item)})
-    for key in leave_out:
-        if len({getattr(r, key) for r in rows}) < 2:
-            continue
-        entries = []
-        for clf in classifiers:
-            for name, fs in (("c", ("c",)), ("vla", ("vla",)), ("vlac", ("vla", "c"))):
-                for res in holdout(rows, key, fs, clf, seed):
-                    entries.append({"classifier": clf, "features": name, **res})
-        report[f"leave_one_{key}_out"] = entries
+                        {"dataset": ds, "target": target, "n": len(sub), "classifier": clf,
+                         "features": name, **evaluate(sub, fs, clf, protocol, n_splits, seed)})
+    if known and leave_out:
+        binary = with_target(rows, "binary")
+        for key in leave_out:
+            if len({getattr(r, key) for r in rows}) < 2 or not _two_labels(binary):
+                continue
+            entries = []
+            for clf in classifiers:
+                for name, fs in MODEL_SETS.items():
+                    for res in holdout(binary, key, fs, clf, seed):
+                        entries.append({"classifier": clf, "features": name, **res})
+            report.setdefault("failure_detection", {})[f"leave_one_{key}_out"] = entries
+    if notes:
+        report["notes"] = notes
     return report
 
 
-def load_diag_rows(results_dir: str | Path) -> tuple[list[DiagRow], list[dict[str, Any]]]:
-    """Diagnosis rows of a decomposition results folder, and per-file load stats.
+def load_diag_rows(results_dir: str | Path, target: str = "outcome"
+                   ) -> tuple[list[DiagRow], list[dict[str, Any]]]:
+    """Diagnosis rows of a decomposition results folder, labelled with `target`, and per-file
+    load stats.
 
     Correctness is the strict recomputed one (`results.judge`); the family comes from each row's
-    `failure_family` field (falling back to the dataset name when absent).
+    `failure_family` field (the dataset name when absent). The L variants of Table 10 are
+    recomputed from the row's raw probe fields (the paper's equations); a row whose fields do
+    not allow it simply has none.
     """
-    from halluscope.prism.results import decomposition_row, discover, read_rows
+    from halluscope.prism.results import decomposition_row, discover, probe_set, read_rows
+    from halluscope.prism.signature import paper_signature
 
     rows: list[DiagRow] = []
     stats_out = []
@@ -353,27 +531,34 @@ def load_diag_rows(results_dir: str | Path) -> tuple[list[DiagRow], list[dict[st
         for line, row in raw:
             d = decomposition_row(row, path, line)
             family = row.get("failure_family")
-            rows.append(DiagRow(d.sample_id, model, dataset, d.confidence, d.v, d.l, d.a,
-                                outcome_family(d.correct, family if isinstance(family, str)
-                                               else dataset)))
+            try:
+                sig = paper_signature(probe_set(row, path, line))
+                variants = (("l_persist", sig.l_persist), ("l_match", sig.l_match),
+                            ("l_stable", sig.l_stable))
+            except (InputError, ValueError):
+                variants = ()
+            rows.append(DiagRow(d.sample_id, model, dataset, d.confidence, d.v, d.l, d.a, "",
+                                family if isinstance(family, str) and family else dataset,
+                                d.correct, variants))
         stats_out.append({"model": model, "dataset": dataset, **stats.as_dict()})
-    return rows, stats_out
+    return with_target(rows, target), stats_out
 
 
 def diagnose_results(results_dir: str | Path, classifiers: Sequence[str] = CLASSIFIERS,
-                     n_splits: int = 5, seed: int = 0, group_by_item: bool = True
-                     ) -> dict[str, Any]:
-    """`diagnose` over a released decomposition folder, with a note on what the target means."""
-    rows, stats = load_diag_rows(results_dir)
+                     n_splits: int = 5, seed: int = 0, group_by_item: bool = True,
+                     target: str = "outcome") -> dict[str, Any]:
+    """`diagnose` over a decomposition folder (released or `prism probe`'s), with notes on
+    what the target means there."""
+    rows, stats = load_diag_rows(results_dir, target)
     report = diagnose(rows, classifiers, n_splits=n_splits, seed=seed,
                       group_by_item=group_by_item)
     families = sorted(set(report["labels"]) - {"none"})
-    notes = []
-    if len(families) <= 1:
+    notes = list(report.pop("notes", []))
+    if target == "outcome" and len(families) <= 1:
         notes.append(f"one failure family ({', '.join(families) or 'none'}): the target is "
                      "failure detection (correct vs wrong), not multi-family diagnosis")
     if len(report["datasets"]) == 1:
         notes.append("one dataset: dataset-ID is constant, its baseline is chance by design")
-    report.update({"analysis": "diagnose", "results_dir": str(results_dir), "files": stats,
-                   "notes": notes})
+    report.update({"analysis": "diagnose", "target": target, "results_dir": str(results_dir),
+                   "files": stats, "notes": notes})
     return report

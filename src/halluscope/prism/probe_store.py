@@ -1,4 +1,5 @@
-"""Where `prism probe` writes: `<out>/<model>/<dataset>.jsonl`, appended row by row, resumable.
+"""Where `prism probe` and `prism intervene` write: `<out>/<model>/<dataset>.jsonl`, appended row
+by row, resumable.
 
 >>> import pathlib, tempfile
 >>> target = pathlib.Path(tempfile.mkdtemp()) / "m" / "vsr.jsonl"
@@ -77,6 +78,31 @@ def gather_shards(target: Path) -> int:
     return added
 
 
+def append_into(target: Path, items: Sequence[Any], key: Callable[[Any], str],
+                run: Callable[[list[Any], Callable[[list[dict]], None]], None],
+                shard: Shard = Shard(), skipped_row: Callable[[Any], dict] | None = None,
+                missing: set[str] = frozenset()) -> dict[str, Any]:
+    """Run `run(todo, write)` on the items of `shard` whose `key` is not yet written to
+    `target` (or its shard file); `write(rows)` appends and flushes. Items whose key is in
+    `missing` get `skipped_row(item)` instead. Returns counts (`path`: the file written)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    gathered = gather_shards(target) if shard.count == 1 else 0
+    path = target if shard.count == 1 else shard_path(target, shard.writer)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = done_ids(target) | (done_ids(path) if path != target else set())
+    mine = shard.select(items, key)
+    todo = [it for it in mine if key(it) not in done and key(it) not in missing]
+    skip = [it for it in mine if key(it) not in done and key(it) in missing]
+    with path.open("a", encoding="utf-8") as fh:
+        for it in skip:
+            _write(fh, [skipped_row(it)] if skipped_row else [])
+        run(todo, lambda rows: _write(fh, rows))
+    return {"items": len(items), "shard_items": len(mine), "done_now": len(todo),
+            "already_done": sum(1 for it in mine if key(it) in done),
+            "missing_images": sum(1 for it in mine if key(it) in missing),
+            "gathered_from_shards": gathered, "path": path}
+
+
 def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeConfig,
                model_name: str, executor: ExecutorConfig = ExecutorConfig(),
                shard: Shard = Shard(), skipped_row: Callable[[Item], dict] | None = None,
@@ -87,24 +113,15 @@ def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeCon
     a `BackendSpec` for open answers (see `probe_all`). Items whose id is in `missing` get
     `skipped_row(item)` instead of being probed. Returns counts.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    gathered = gather_shards(target) if shard.count == 1 else 0
-    path = target if shard.count == 1 else shard_path(target, shard.writer)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done = done_ids(target) | (done_ids(path) if path != target else set())
-    mine = shard.select(items, lambda it: it.item_id)
-    todo = [it for it in mine if it.item_id not in done and it.item_id not in missing]
-    skip = [it for it in mine if it.item_id not in done and it.item_id in missing]
     stats = ProbeStats()
-    with path.open("a", encoding="utf-8") as fh:
-        for it in skip:
-            _write(fh, [skipped_row(it)] if skipped_row else [])
+
+    def run(todo: list[Item], write: Callable[[list[dict]], None]) -> None:
         probe_all(model, todo, [None] * len(todo), config, model_name, executor,
-                  on_rows=lambda rows: _write(fh, rows), stats=stats, generator=generator)
-    return {"items": len(items), "shard_items": len(mine), "probed": len(todo),
-            "already_done": sum(1 for it in mine if it.item_id in done),
-            "missing_images": sum(1 for it in mine if it.item_id in missing),
-            "gathered_from_shards": gathered, "stats": stats, "path": path}
+                  on_rows=write, stats=stats, generator=generator)
+
+    result = append_into(target, items, lambda it: it.item_id, run, shard, skipped_row, missing)
+    result["probed"] = result.pop("done_now")
+    return {**result, "stats": stats}
 
 
 def _write(fh: IO[str], rows: Sequence[dict[str, Any]]) -> None:

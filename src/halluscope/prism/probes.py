@@ -85,6 +85,7 @@ PROBES: tuple[str, ...] = tuple(PROBE_REGISTRY)
 #: How each closed label is spelled when scored (the base prompts' spelling).
 SURFACES = {"yes": "Yes", "no": "No", "true": "True", "false": "False"}
 CONFIDENCE_MODES = ("geomean", "two_way")
+CLOSED_MODES = ("score", "generate")
 
 # Appendix 9.1 base prompts and Appendix 9.2.3 grounding re-check.
 _YES_NO_PROMPT = "{question} Answer with only 'Yes' or 'No'."
@@ -225,6 +226,10 @@ class ProbeConfig:
     max_new_tokens: int = 128  # the paper's cap
     batch_size: int = 8
     probes: tuple[str, ...] = PROBES
+    # Closed answers: "score" the options (halluscope's default, no parser), or "generate" them
+    # as the reference protocol does (greedy, `max_new_tokens`, parsed; c over every generated
+    # token, the EOS included), to reproduce the released signatures' way of answering.
+    closed: str = "score"
 
     def __post_init__(self) -> None:
         if self.confidence not in CONFIDENCE_MODES:
@@ -232,6 +237,8 @@ class ProbeConfig:
                              f"not {self.confidence!r}")
         if self.batch_size < 1 or self.max_new_tokens < 1:
             raise ValueError("batch_size and max_new_tokens must be at least 1")
+        if self.closed not in CLOSED_MODES:
+            raise ValueError(f"closed must be one of {CLOSED_MODES}, not {self.closed!r}")
         unknown = set(self.probes) - set(PROBES)
         if unknown or "clean" not in self.probes:
             raise ValueError(f"probes must include 'clean' and come from {PROBES}")
@@ -367,16 +374,18 @@ def score_options(adapter: VLMAdapter, images: Sequence[Image.Image], prompts: S
     return results
 
 
-def generation_confidence(generated: GeneratedText) -> float:
+def generation_confidence(generated: GeneratedText, include_eos: bool = False) -> float:
     """Geometric-mean probability of the generated tokens (log-probabilities from the raw
-    logits), the closing EOS excluded; 0.0 for an empty answer.
+    logits), the closing EOS excluded unless `include_eos` (the reference protocol's c);
+    0.0 for an empty answer.
 
     >>> import math
-    >>> round(generation_confidence(GeneratedText([5, 6, 2], "a b", [math.log(0.5),
-    ...       math.log(0.2), math.log(0.9)], "eos")), 4)
-    0.3162
+    >>> g = GeneratedText([5, 6, 2], "a b", [math.log(0.5), math.log(0.2), math.log(0.9)], "eos")
+    >>> round(generation_confidence(g), 4), round(generation_confidence(g, include_eos=True), 4)
+    (0.3162, 0.4481)
     """
-    logprobs = generated.logprobs[:-1] if generated.finish_reason == "eos" else generated.logprobs
+    drop_eos = generated.finish_reason == "eos" and not include_eos
+    logprobs = generated.logprobs[:-1] if drop_eos else generated.logprobs
     if not logprobs:
         return 0.0
     return math.exp(sum(logprobs) / len(logprobs))
@@ -557,10 +566,10 @@ def _run_generated(adapter: VLMAdapter, generator: GenerationBackend, reqs: list
         stats.n_generated += len(chunk)
         for r, g in zip(chunk, gens):
             item = items[r.item]
-            conf = generation_confidence(g)
+            conf = generation_confidence(g, include_eos=config.closed == "generate")
             pred = parse_answer(g.text, item.answer_type)
             out[(r.item, r.probe)] = Answer(g.text, pred, conf)
-            if item.closed and pred:
+            if item.closed and pred and config.closed == "score":
                 # A label the response starts with is the one read; otherwise the last one.
                 leading = bool(re.match(r"^[\s\W]*" + pred + r"\b", g.text, re.IGNORECASE))
                 pos, spelled = _label_position(g.text, pred, leading)
@@ -586,12 +595,19 @@ def _run_generated(adapter: VLMAdapter, generator: GenerationBackend, reqs: list
 
 def answer_requests(adapter: VLMAdapter, reqs: list[_Request], items: Sequence[Item],
                     config: ProbeConfig, stats: ProbeStats,
-                    generator: GenerationBackend | None = None
+                    generator: GenerationBackend | None = None,
+                    generated: Callable[[str], bool] | None = None
                     ) -> dict[tuple[int, str], Answer]:
     """The answers of built requests: closed labels scored by `adapter`, the others generated
-    by `generator` (default: `adapter` through transformers; `--backend vllm`: vLLM)."""
-    def scored(r: _Request) -> bool:  # a closed item whose probe asks for the bare label
-        return items[r.item].closed and not PROBE_REGISTRY.meta(r.probe).get("generated")
+    by `generator` (default: `adapter` through transformers; `--backend vllm`: vLLM).
+    `generated(name)` says which request names ask for more than the bare label (default: the
+    probes flagged `generated` in `PROBE_REGISTRY`); `config.closed == "generate"` generates all.
+    """
+    if generated is None:
+        generated = lambda name: bool(PROBE_REGISTRY.meta(name).get("generated"))  # noqa: E731
+
+    def scored(r: _Request) -> bool:  # a closed item whose prompt asks for the bare label
+        return config.closed == "score" and items[r.item].closed and not generated(r.probe)
 
     closed = [r for r in reqs if scored(r)]
     generated = [r for r in reqs if not scored(r)]
@@ -626,7 +642,7 @@ def build_row(item: Item, answers: dict[str, Answer], config: ProbeConfig,
         "scalar_confidence": c, "is_correct": judged.correct, "is_parsed": judged.parsed,
         "vqa_accuracy": judged.accuracy if item.answer_type == "open" else None,
         "v_preset": config.preset, "confidence_mode": config.confidence,
-        "blank_mode": config.blank,
+        "blank_mode": config.blank, "closed_mode": config.closed,
     }
     per = {}
     for name in PERTURBATION_NAMES:
@@ -654,8 +670,14 @@ def build_row(item: Item, answers: dict[str, Answer], config: ProbeConfig,
     if per and "blank" in answers and "grounding" in answers and \
             (row["task_type"] != "yes_no" or "negation_prediction" in row):
         sig = paper_signature(probe_set(row, f"{model_name}/{item.dataset}", 0))
+        from halluscope.prism.analysis import dominant_index
+        from halluscope.prism.routing import SOURCES
+
         row.update(v_score=sig.v, lp_score=sig.l_conf, a_score=sig.a, l_persist=sig.l_persist,
-                   l_match=sig.l_match, l_stable=sig.l_stable, signature_preset="paper")
+                   l_match=sig.l_match, l_stable=sig.l_stable, signature_preset="paper",
+                   # The raw argmax only: the normalised source z-scores over the whole file,
+                   # which a row appended mid-run cannot know (`prism intervene` writes both).
+                   dominant_source=SOURCES[dominant_index((sig.v, sig.l_conf, sig.a))])
     return row
 
 
