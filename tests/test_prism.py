@@ -379,6 +379,17 @@ def test_table33_vsr_scalar_abstention(reference):
         # Table 33's finding on VSR: source-aware scores beat scalar confidence only for Vicuna.
         best = max(r[f"auroc_{m}"] for m in ("penalty", "weighted", "geometric"))
         assert (best > r["auroc_scalar"]) == (model == "llava_vicuna")
+        # The tie range brackets the mid-rank AUROC; scalar confidence barely ties.
+        lo, hi = r["scores"]["penalty"]["auroc_tie_range"]
+        assert lo <= r["auroc_penalty"] <= hi
+        assert abs(r["auroc_penalty"] - (lo + hi) / 2) < 1e-12
+        lo_s, hi_s = r["scores"]["scalar"]["auroc_tie_range"]
+        assert hi_s - lo_s < 0.01
+    # Gemma's and Qwen's printed best source-aware AUROCs (penalty, 0.654 and 0.751) are not the
+    # mid-rank reading but lie inside the range a tie-breaking sort can give.
+    for model, printed in (("gemma_vl", 0.654), ("qwen_vl", 0.751)):
+        lo, hi = rows[model]["scores"]["penalty"]["auroc_tie_range"]
+        assert lo < printed < hi and round(rows[model]["auroc_penalty"], 3) != printed
 
 
 def test_table35_vsr_routing(reference):
@@ -456,3 +467,32 @@ def test_table25_vsr_f1_is_the_weighted_one(reference):
     for features, printed in (("M+c", 0.688), ("M+VLA", 0.701), ("M+VLA+c", 0.709)):
         assert abs(got[features]["weighted_f1"] - printed) <= 0.02, features
         assert got[features]["macro_f1"] <= printed - 0.06, features
+
+
+def test_clean_blank_chance_adjusted_agreement(reference):
+    """Appendix 10.1 on the released VSR rows, against a count from the raw JSON fields: the
+    observed agreement is Table 13's LP match, the expected one comes from the two answers'
+    marginals, kappa = (observed - expected) / (1 - expected), pooled over the four models."""
+    from collections import Counter
+
+    summary = analysis.pooled_summary(reference / "decomposition")
+    by_model = {r["model"]: r for r in summary["clean_blank_agreement"]}
+    profiles = {r["model"]: r for r in analysis.profile(reference / "decomposition")["rows"]}
+    pooled_pairs = []
+    for model in MODELS:
+        raw = [json.loads(x) for x in (reference / "decomposition" / model / "vsr.jsonl")
+               .read_text().splitlines() if x.strip()]
+        pairs = [(r["model_prediction"], r["lp_prediction"]) for r in raw]
+        pooled_pairs += pairs
+        clean, blank = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+        expected = sum(clean[k] * blank[k] for k in clean) / len(pairs) ** 2
+        got = by_model[model]
+        assert got["observed"] == pytest.approx(profiles[model]["lp_match"])
+        assert got["expected"] == pytest.approx(expected)
+        assert profiles[model]["lp_kappa"] == pytest.approx(got["kappa"])
+    n = len(pooled_pairs)
+    observed = sum(a == b for a, b in pooled_pairs) / n
+    clean, blank = Counter(a for a, _ in pooled_pairs), Counter(b for _, b in pooled_pairs)
+    expected = sum(clean[k] * blank[k] for k in clean) / n ** 2
+    assert by_model[analysis.POOLED]["kappa"] == pytest.approx((observed - expected) /
+                                                               (1 - expected))

@@ -86,7 +86,8 @@ def test_paper_controls_on_a_benchmark_shaped_suite():
     # Outcome: wrongness is A's, so the signature beats the identities.
     assert ctl[("outcome", "stratified_holdout", "D+M+VLA")]["auroc"] > \
         ctl[("outcome", "stratified_holdout", "D+M")]["auroc"] + 0.2
-    # Table 10: L is dominant for every row under L_conf (it is the largest by construction), about half under the gate.
+    # Table 10: L is dominant for every row under L_conf (the largest by construction) and
+    # for about half under the answer-match gate.
     share = {e["variant"]: e["l_dominant_share"] for e in report["l_variants"]}
     assert share["l_conf"] == 1.0 and 0.3 < share["l_match"] < 0.7
     # Table 11: the no-VSR scope drops VSR's rows.
@@ -181,14 +182,65 @@ def test_audit_sheet_is_blind_stratified_and_seeded():
              "v": rng.random(), "l": 1.0, "a": 0.5, "c": 0.9}
             for m in ("m1", "m2") for i, dom in enumerate(["visual"] * 30 + ["alignment"] * 3
                                                           + ["language_prior"] * 10)]
-    sheet, key = audit_tables(recs, 12, seed=4)
+    sheet, key = audit_tables(recs, 12, seed=4, group_key="model", incorrect_share=None)
     assert len(sheet) == 24 and not {"dominant", "v", "model"} & set(sheet[0])
     per = [k for k in key if k["model"] == "m1"]
     assert sum(k["dominant"] == "alignment" for k in per) == 3  # short stratum: all of it
     # The 3 missing slots are refilled round-robin from the other strata.
     assert sorted(k["dominant"] for k in per).count("visual") == 4
     assert sum(k["dominant"] == "language_prior" for k in per) == 5
-    assert audit_tables(recs, 12, seed=4) == (sheet, key)
+    assert audit_tables(recs, 12, seed=4, group_key="model", incorrect_share=None) == (sheet, key)
+
+
+def test_audit_defaults_mix_incorrect_answers_and_adjudication_fills_ties():
+    from halluscope.prism.audit import audit_report, normalise
+
+    rng = random.Random(2)
+    recs = [{"model": m, "dataset": ds, "sample_id": f"{ds}{m}{i}", "correct": rng.random() < 0.6,
+             "v": rng.random(), "l": 0.9 + 0.1 * rng.random(), "a": rng.random(),
+             "c": rng.random(), "raw_dominant": "language_prior"}
+            for ds in ("pope", "vsr") for m in ("m1", "m2") for i in range(60)]
+    normalise(recs)
+    sheet, key = audit_tables(recs, 50, seed=1)
+    # The paper's plan: 50 per dataset, 35 of them (70%) originally incorrect.
+    for ds in ("pope", "vsr"):
+        mine = [k for k in key if k["dataset"] == ds]
+        assert len(mine) == 50 and sum(not k["correct"] for k in mine) == 35
+    # Normalised on the sample: z-scores within model x dataset of the drawn rows only.
+    _, key_s = audit_tables(recs, 50, seed=1, normalised_on="sample")
+    assert [k["sample_id"] for k in key_s] == [k["sample_id"] for k in key]
+    for group in {(k["model"], k["dataset"]) for k in key_s}:
+        zv = [k["zv"] for k in key_s if (k["model"], k["dataset"]) == group]
+        assert abs(sum(zv) / len(zv)) < 1e-9  # centred on the sample, not the population
+    assert {k["normalised_on"] for k in key_s} == {"sample"}
+    # Raters: a clear majority on most items, a three-way split on every fifth; the
+    # adjudication file decides half of the splits, the rest stay unadjudicated.
+    by_id = {k["audit_id"]: k for k in key}
+    labelled, decided = [], {}
+    for n, k in enumerate(key):
+        if n % 5 == 0:
+            labelled.append((k["audit_id"], ["visual", "alignment", "mixed"]))
+            if n % 10 == 0:
+                decided[k["audit_id"]] = "alignment"
+        else:
+            truth = k["dominant"] if n % 3 else "unclear"
+            labelled.append((k["audit_id"], [truth, truth, "mixed"]))
+    report = audit_report(labelled, by_id, decided)
+    assert report["n_adjudicated"] == 10 and report["n_unadjudicated"] == 10
+    assert sum(report["label_counts"].values()) == 90
+    t28 = {t["dataset"]: t for t in report["table28"]}
+    assert t28["All"]["n"] == 100 and t28["All"]["raw_agreement"] == 0.8
+    # Majority labels equal the key's normalised source, the adjudicated ones say alignment.
+    clear = [(k, lab) for (aid, lab) in labelled for k in [by_id[aid]]]
+    n_match = sum(1 for n, (k, lab) in enumerate(clear) if n % 5 and n % 3) + \
+        sum(1 for n, (k, _) in enumerate(clear) if n % 10 == 0 and k["dominant"] == "alignment")
+    n_clear = sum(1 for n in range(100) if n % 5 and n % 3) + sum(1 for n in range(100)
+                                                                  if n % 10 == 0)
+    assert t28["All"]["model_human_agreement"] == pytest.approx(n_match / n_clear)
+    assert report["table30"]["normalised"]["n_clear"] == n_clear
+    assert report["table30"]["raw"]["matrix"][0][0] == 0  # raw is always language_prior here
+    assert {t["features"] for t in report["table31"]} == {"c", "VLA", "zVLA", "VLA+c"}
+    assert all(t["n"] == n_clear for t in report["table31"])
 
 
 def test_entanglement_pass_counts():
@@ -255,13 +307,15 @@ def test_cli_on_released_rows(tmp_path):
     assert round(qwen["logged_matched"]["acc"], 3) == 0.876
     sheet = tmp_path / "audit.csv"
     r = CliRunner().invoke(app, ["audit-sheet", "--results", str(REF / "decomposition"),
-                                 "--out", str(sheet), "--per-group", "6"])
+                                 "--out", str(sheet), "--per-group", "24"])
     assert r.exit_code == 0, r.output
     # Fill the sheet with three raters and score it.
     import csv
 
     rows = list(csv.DictReader(sheet.open()))
-    assert len(rows) == 24
+    assert len(rows) == 24  # one dataset (VSR) in the released rows
+    key_rows = list(csv.DictReader(sheet.with_suffix(".key.csv").open()))
+    assert sum(k["correct"] == "False" for k in key_rows) == round(0.7 * 24)
     for i, row in enumerate(rows):
         row.update(rater_1="visual", rater_2="visual" if i % 2 else "mixed", rater_3="alignment")
     with sheet.open("w", newline="") as fh:
@@ -273,4 +327,20 @@ def test_cli_on_released_rows(tmp_path):
                                  "--out", str(tmp_path / "k.json")])
     assert r.exit_code == 0, r.output
     k = json.loads((tmp_path / "k.json").read_text())
-    assert k["n"] == 24 and k["vs_dominance"]["n_clear"] == 12
+    # Odd rows: a visual majority; even rows split three ways, not adjudicated: left out.
+    assert k["n"] == 24 and k["table30"]["normalised"]["n_clear"] == 12
+    assert k["n_unadjudicated"] == 12
+    decisions = tmp_path / "adjudicated.csv"
+    decisions.write_text("audit_id,label\n" + "".join(
+        f"{row['audit_id']},alignment\n" for i, row in enumerate(rows) if i % 2 == 0))
+    r = CliRunner().invoke(app, ["kappa", "--ratings", str(sheet), "--key",
+                                 str(sheet.with_suffix(".key.csv")), "--adjudicated",
+                                 str(decisions), "--out", str(tmp_path / "k2.json")])
+    assert r.exit_code == 0, r.output
+    k2 = json.loads((tmp_path / "k2.json").read_text())
+    assert k2["n_adjudicated"] == 12 and k2["table30"]["normalised"]["n_clear"] == 24
+    assert "Table 28" in r.output and "Table 31" in r.output
+    decisions.write_text("audit_id,label\nA0001,maybe\n")
+    r = CliRunner().invoke(app, ["kappa", "--ratings", str(sheet), "--adjudicated",
+                                 str(decisions), "--out", str(tmp_path / "k3.json")])
+    assert r.exit_code == 2 and "adjudicated.csv:2:" in r.output

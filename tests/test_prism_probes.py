@@ -300,6 +300,17 @@ def test_probe_command_writes_and_resumes(tiny_qwen: Path, tmp_path: Path) -> No
     target = out / "tiny_qwen" / "vsr.jsonl"
     rows = [json.loads(x) for x in target.read_text().splitlines()]
     assert len(rows) == 3 and sum(1 for r in rows if r.get("skipped")) == 1
+    # The finished file carries each row's normalised dominant source: the largest z-score
+    # of (V, L, A) over the file's signed rows (a constant column scores 0), first on ties.
+    import numpy as np
+
+    signed = [r for r in rows if not r.get("skipped")]
+    m = np.array([[r["v_score"], r["lp_score"], r["a_score"]] for r in signed])
+    sd = m.std(axis=0)
+    z = np.where(sd > 1e-12, (m - m.mean(axis=0)) / np.where(sd > 1e-12, sd, 1), 0.0)
+    names = ("visual", "language_prior", "alignment")
+    assert [r["normalized_dominant_source"] for r in signed] == \
+        [names[int(np.argmax(zi))] for zi in z]
     # Resume: a torn last line is cut off and that item probed again; done items are skipped.
     text = target.read_text()
     target.write_text(text + '{"sample_id": "vsr_dev_0000')

@@ -6,8 +6,10 @@
 
 Mount with `root.add_typer(app, name="prism")`. Commands (each thin over `prism.analysis`):
 `profile`, `pooled`, `abstain` (decomposition results), `route` (intervention results),
-`recompute`, `families` and `slices` (Tables 20, 27: `prism.slices`), `probe` (run the probes on a model: `prism.probes`) and `entangle` (probe clean
-and ruined inputs: `prism.entanglement`).
+`recompute`, `families` and `slices` (Tables 20, 27: `prism.slices`), `diagnose`
+(`prism.diagnosis`), `robustness` (Appendix 10.3: `prism.robustness`), `probe` (run the probes
+on a model: `prism.probes`), `intervene` (run the corrections: `prism.interventions`) and
+`entangle` (probe clean and ruined inputs: `prism.entanglement`).
 Bad input prints one line (`file:line: message`) and exits with status 2.
 """
 
@@ -88,6 +90,10 @@ def pooled(results: Path = RESULTS,
         summary = write_pooled(results, out)
     for _key, title, header, rows in pooled_tables(summary):
         typer.echo(f"{title}\n{_md(header, rows)}\n")
+    typer.echo("Appendix 10.1: clean/blank answer agreement, chance-adjusted\n" + _md(
+        ["Model", "observed", "expected", "kappa"],
+        [[r["model"], _pct(r["observed"]), _pct(r["expected"]), _num(r["kappa"])]
+         for r in summary["clean_blank_agreement"]]) + "\n")
     typer.echo(f"-> {out / 'pooled.json'} (+ pooled.md, table14/32/34.csv)")
 
 
@@ -436,6 +442,51 @@ def diagnose(results: Path = RESULTS, out: Path = OUT,
     typer.echo(f"-> {out}")
 
 
+@app.command()
+def robustness(results: Path = RESULTS, out: Path = OUT,
+               presets: str = typer.Option(None, "--presets", help="Severity stability: "
+                                           "NAME=FOLDER,... of probe runs of the same items "
+                                           "with other --preset values (e.g. "
+                                           "weak=probes_weak,strong=probes_strong); RESULTS is "
+                                           "added as 'default'."),
+               preset: Preset = typer.Option(Preset.paper, "--preset", help="Signature "
+                                             "formulas V is recomputed with."),
+               folds: int = typer.Option(5, "--folds", min=2),
+               seed: int = typer.Option(0, "--seed"),
+               group_by_item: bool = typer.Option(True, "--group-by-item/--no-group-by-item"),
+               bootstrap: int = typer.Option(1000, "--bootstrap", min=10)) -> None:
+    """Appendix 10.3: leave-one-perturbation-out diagnosis AUROC (paired bootstrap CI) and
+    normalised-source agreement; with --presets, Spearman stability across severities."""
+    from halluscope.io.atomic import write_json_atomic
+    from halluscope.prism.robustness import leave_one_perturbation_out, severity_stability
+
+    with user_errors():
+        report = leave_one_perturbation_out(results, preset.value, folds, seed, group_by_item,
+                                            bootstrap)
+        if presets:
+            folders: dict[str, str | Path] = {"default": results}
+            for part in presets.split(","):
+                name, sep, folder = part.partition("=")
+                if not sep or not name.strip() or not folder.strip():
+                    raise typer.BadParameter(f"--presets wants NAME=FOLDER, got {part!r}")
+                folders[name.strip()] = Path(folder.strip())
+            report["severity"] = severity_stability(folders, preset.value)
+        write_json_atomic(out, report)
+    typer.echo(f"full four-probe V: AUROC {_num(report['full']['auroc'])} (n={report['n']})")
+    typer.echo(_md(["left out", "AUROC", "diff vs full", "95% CI", "normalised source agrees"],
+                   [[v["left_out"], _num(v["auroc"]), f"{v['auroc_diff_vs_full']:+.3f}",
+                     "n/a" if v["auroc_diff_ci"] is None else
+                     f"[{v['auroc_diff_ci'][0]:+.3f}, {v['auroc_diff_ci'][1]:+.3f}]",
+                     _pct(v["normalized_source_agreement"])] for v in report["variants"]]))
+    if "severity" in report:
+        typer.echo(_md(["presets", "setting", "n", "rho V", "rho c", "normalised source agrees"],
+                       [[" vs ".join(p["presets"]), f"{p['model']}/{p['dataset']}", str(p["n"]),
+                         _num(p["spearman_v"]), _num(p["spearman_c"]),
+                         _pct(p["normalized_source_agreement"])]
+                        for p in report["severity"]["pairs"]]))
+    typer.echo(f"-> {out}")
+
+
 def _ci(ci: list[float] | None) -> str:
     return "n/a" if ci is None else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
 
@@ -524,17 +575,30 @@ def audit_sheet(results: Path = RESULTS,
                 out: Path = typer.Option(..., "--out", help="Blind sheet CSV (the key is written "
                                          "next to it as <name>.key.csv, a summary as .json)."),
                 per_group: int = typer.Option(50, "--per-group", min=1),
-                group: str = typer.Option("model", "--group", help="model or dataset."),
+                group: str = typer.Option("dataset", "--group", help="dataset (the paper) or "
+                                          "model."),
+                incorrect_share: float = typer.Option(0.7, "--incorrect-share", min=0.0,
+                                                      max=1.0, help="Share of originally "
+                                                      "incorrect answers per group (the "
+                                                      "paper: 140 of 200)."),
+                normalised_on: str = typer.Option("population", "--normalised-on",
+                                                  help="z-scores of the key within model x "
+                                                       "dataset over the population or the "
+                                                       "drawn sample."),
                 seed: int = typer.Option(0, "--seed")) -> None:
-    """Stratified (group x normalised dominant source) blind sample sheet for a human audit."""
+    """Stratified (group x normalised dominant source) blind sample sheet for a human audit,
+    with the paper's mix of incorrect and correct answers."""
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
-    from halluscope.prism.audit import KEY_FIELDS, SHEET_FIELDS, audit_tables, load_audit_records, to_csv
+    from halluscope.prism.audit import (KEY_FIELDS, NORMALISATIONS, SHEET_FIELDS, audit_tables,
+                                        load_audit_records, to_csv)
 
     if group not in ("model", "dataset"):
         raise typer.BadParameter("--group must be model or dataset")
+    if normalised_on not in NORMALISATIONS:
+        raise typer.BadParameter(f"--normalised-on must be one of {', '.join(NORMALISATIONS)}")
     with user_errors():
         recs = load_audit_records(results)
-        sheet, key = audit_tables(recs, per_group, seed, group)
+        sheet, key = audit_tables(recs, per_group, seed, group, incorrect_share, normalised_on)
         key_path = out.with_suffix(".key.csv")
         write_text_atomic(out, to_csv(sheet, SHEET_FIELDS))
         write_text_atomic(key_path, to_csv(key, KEY_FIELDS))
@@ -542,35 +606,47 @@ def audit_sheet(results: Path = RESULTS,
         for k in key:
             counts.setdefault(k[group], {}).setdefault(k["dominant"], 0)
             counts[k[group]][k["dominant"]] += 1
-        write_json_atomic(out.with_suffix(".json"), {"analysis": "audit_sheet", "seed": seed,
-                          "per_group": per_group, "group": group, "n": len(sheet),
-                          "sheet": str(out), "key": str(key_path), "counts": counts})
+        write_json_atomic(out.with_suffix(".json"), {
+            "analysis": "audit_sheet", "seed": seed, "per_group": per_group, "group": group,
+            "incorrect_share": incorrect_share, "normalised_on": normalised_on, "n": len(sheet),
+            "n_incorrect": sum(1 for k in key if not k["correct"]), "sheet": str(out),
+            "key": str(key_path), "counts": counts})
     sources = ("visual", "language_prior", "alignment")
-    typer.echo(_md([group, *sources, "total"],
-                   [[g, *(str(c.get(s, 0)) for s in sources), str(sum(c.values()))]
+    typer.echo(_md([group, *sources, "total", "incorrect"],
+                   [[g, *(str(c.get(s, 0)) for s in sources), str(sum(c.values())),
+                     str(sum(1 for k in key if k[group] == g and not k["correct"]))]
                     for g, c in sorted(counts.items())]))
     typer.echo(f"-> {out} (key: {key_path})")
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    from halluscope.errors import InputError
+
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
 @app.command()
 def kappa(ratings: Path = typer.Option(..., "--ratings", help="Filled audit sheet CSV with "
                                        "rater_* columns (labels: visual, language_prior, "
                                        "alignment, mixed, unclear, no_failure)."),
-          key: Path = typer.Option(None, "--key", help="Audit key CSV: adds the confusion "
-                                   "matrix of the majority label vs normalised dominance."),
+          key: Path = typer.Option(None, "--key", help="Audit key CSV: adds Tables 28, 30, 31 "
+                                   "(per dataset, labels vs dominance, audit-side classifier)."),
+          adjudicated: Path = typer.Option(None, "--adjudicated", help="CSV audit_id,label: "
+                                           "the manual decision for items without a 2-rater "
+                                           "majority."),
           out: Path = OUT) -> None:
-    """Fleiss' kappa (full and source vs non-source) and audit labels vs normalised dominance."""
-    import csv
-
+    """Fleiss' kappa (full and source vs non-source), adjudicated labels, and Tables 28-31."""
     from halluscope.errors import InputError
     from halluscope.io.atomic import write_json_atomic
-    from halluscope.prism.audit import AUDIT_LABELS, agreement_summary, confusion
+    from halluscope.prism.audit import AUDIT_LABELS, audit_report
 
     with user_errors():
-        if not ratings.is_file():
-            raise InputError("ratings file not found", path=ratings)
-        with ratings.open(newline="", encoding="utf-8") as fh:
-            table = list(csv.DictReader(fh))
+        table = _read_csv(ratings)
         cols = sorted(c for c in (table[0].keys() if table else []) if c.startswith("rater_"))
         labelled = []
         for n, row in enumerate(table, 2):
@@ -584,27 +660,40 @@ def kappa(ratings: Path = typer.Option(..., "--ratings", help="Filled audit shee
         if len(cols) < 2 or not labelled:
             raise InputError("need >= 2 rater_* columns and at least one labelled row",
                              path=ratings)
-        report = {"analysis": "kappa", "ratings": str(ratings),
-                  **agreement_summary([x for _, x in labelled])}
-        if key is not None:
-            with key.open(newline="", encoding="utf-8") as fh:
-                dom = {r["audit_id"]: r["dominant"] for r in csv.DictReader(fh)}
-            # Majority label (>= 2 raters) stands in for adjudication; ties count as unclear.
-            human, pred = [], []
-            for aid, labels in labelled:
-                top = max(AUDIT_LABELS, key=labels.count)
-                human.append(top if labels.count(top) >= 2 else "unclear")
-                pred.append(dom.get(aid, "unclear"))
-            report["vs_dominance"] = confusion(human, pred)
+        decided = {}
+        for n, row in enumerate(_read_csv(adjudicated) if adjudicated else [], 2):
+            label = (row.get("label") or "").strip().lower()
+            if not row.get("audit_id") or label not in AUDIT_LABELS:
+                raise InputError(f"need audit_id and a label from {', '.join(AUDIT_LABELS)}",
+                                 path=adjudicated, line=n)
+            decided[row["audit_id"]] = label
+        key_rows = {r["audit_id"]: r for r in _read_csv(key)} if key else None
+        try:
+            report = {"analysis": "kappa", "ratings": str(ratings),
+                      **audit_report(labelled, key_rows, decided)}
+        except ValueError as exc:
+            raise InputError(str(exc), path=key) from None
         write_json_atomic(out, report)
-    typer.echo(_md(["n", "raters", "Fleiss κ", "κ source/non-source", "all agree", ">=2 agree"],
+    typer.echo(_md(["n", "raters", "Fleiss κ", "κ source/non-source", "all agree", ">=2 agree",
+                    "adjudicated", "unadjudicated"],
                    [[str(report["n"]), str(report["n_raters"]), _num(report["kappa"]),
                      _num(report["kappa_collapsed"]), _pct(report["raw_agreement"]),
-                     _pct(report["majority_agreement"])]]))
-    if "vs_dominance" in report:
-        c = report["vs_dominance"]
-        typer.echo(_md(["human \\ dominant", *c["labels"]],
-                       [[h, *map(str, row)] for h, row in zip(c["labels"], c["matrix"])]))
+                     _pct(report["majority_agreement"]), str(report["n_adjudicated"]),
+                     str(report["n_unadjudicated"])]]))
+    if "table28" in report:
+        typer.echo("\nTable 28\n" + _md(
+            ["dataset", "N", "raw agreement", "Fleiss κ", "model-human agreement"],
+            [[t["dataset"], str(t["n"]), _pct(t["raw_agreement"]), _num(t["fleiss_kappa"]),
+              _pct(t["model_human_agreement"])] for t in report["table28"]]))
+        for which, c in report["table30"].items():
+            typer.echo(f"\nTable 30 ({which} dominant source)\n" + _md(
+                ["human \\ dominant", *c["labels"]],
+                [[h, *map(str, row)] for h, row in zip(c["labels"], c["matrix"])]))
+    if report.get("table31"):
+        typer.echo("\nTable 31\n" + _md(
+            ["features", "N", "macro-F1", "balanced acc.", "weighted AUROC"],
+            [[t["features"], str(t["n"]), _num(t["macro_f1"]), _num(t["balanced_accuracy"]),
+              _num(t["auroc"])] for t in report["table31"]]))
     typer.echo(f"-> {out}")
 
 

@@ -20,7 +20,8 @@ from halluscope.errors import InputError
 from halluscope.io.atomic import write_jsonl_atomic
 from halluscope.prism.results import (DecompRow, FileStats, InterventionRow, decomposition_row,
                                       discover, intervention_row, probe_set, read_rows)
-from halluscope.prism.selective import aurc, auroc, risk_coverage, selective_accuracy
+from halluscope.prism.selective import (aurc, auroc, auroc_tie_range, risk_coverage,
+                                        selective_accuracy)
 from halluscope.prism.signature import PRESETS, compute_signature
 
 SOURCES = ("visual", "language_prior", "alignment")
@@ -62,6 +63,36 @@ def load_decomposition(path: Path) -> tuple[list[DecompRow], FileStats]:
 # Source profile (Table 13)
 # ---------------------------------------------------------------------------------------------
 
+def chance_adjusted_agreement(pairs: Sequence[tuple[str, str]]) -> dict[str, float | None]:
+    """Observed agreement of paired answers, the agreement expected from their marginals, and
+    Cohen's kappa (Appendix 10.1: clean vs blank-image answers, 51.7% observed, 28.8% expected,
+    0.321 pooled).
+
+    >>> r = chance_adjusted_agreement([("yes", "yes"), ("yes", "no"), ("no", "no"), ("no", "no")])
+    >>> r["observed"], r["expected"], r["kappa"]
+    (0.75, 0.5, 0.5)
+
+    Expected = sum over answers k of p_clean(k) * p_blank(k); kappa is None when expected is 1.
+    """
+    n = len(pairs)
+    if not n:
+        return {"observed": None, "expected": None, "kappa": None}
+    observed = sum(1 for a, b in pairs if a == b) / n
+    clean: dict[str, int] = {}
+    blank: dict[str, int] = {}
+    for a, b in pairs:
+        clean[a] = clean.get(a, 0) + 1
+        blank[b] = blank.get(b, 0) + 1
+    expected = sum(clean[k] * blank.get(k, 0) for k in clean) / (n * n)
+    kappa = None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    return {"observed": observed, "expected": expected, "kappa": kappa}
+
+
+def _answer_pairs(rows: Sequence[DecompRow]) -> list[tuple[str, str]]:
+    # An unanswered probe is its own answer ("") on either side, as the LP match treats it.
+    return [(r.answer or "", r.blank_answer or "") for r in rows if r.blank_answer is not None]
+
+
 def profile_rows(rows: Sequence[DecompRow]) -> dict[str, Any]:
     """N, accuracy, mean V/L/A, LP match and raw-dominance counts of one setting.
 
@@ -92,6 +123,8 @@ def profile_rows(rows: Sequence[DecompRow]) -> dict[str, Any]:
         "dominant_v": dominant[0], "dominant_l": dominant[1], "dominant_a": dominant[2],
         "dominant_persist_v": dominant_persist[0], "dominant_persist_l": dominant_persist[1],
         "dominant_persist_a": dominant_persist[2],
+        **{f"lp_{k}_agreement" if k != "kappa" else "lp_kappa": v
+           for k, v in chance_adjusted_agreement(_answer_pairs(rows)).items()},
         "n_unparsed": sum(1 for r in rows if not r.judged.parsed),
         "n_correct_flag_disagree": sum(1 for r in rows if r.stored_correct is not None
                                        and r.stored_correct != r.correct),
@@ -150,7 +183,10 @@ def abstain_rows(rows: Sequence[DecompRow]) -> dict[str, Any]:
     per_score: dict[str, Any] = {}
     for method in SCALARIZATIONS:
         scores = [scalarize(r.confidence, r.v, r.l, r.a, method) for r in rows]
-        entry = {"auroc": auroc(scores, correct), "aurc": aurc(scores, correct),
+        entry = {"auroc": auroc(scores, correct),
+                 # Where a tie-breaking sort could put it (the penalty score ties a lot).
+                 "auroc_tie_range": auroc_tie_range(scores, correct),
+                 "aurc": aurc(scores, correct),
                  "sel_acc_60": selective_accuracy(scores, correct, 0.6),
                  "sel_acc_80": selective_accuracy(scores, correct, 0.8),
                  "n_distinct": len(set(scores)),
@@ -183,7 +219,9 @@ def abstain(results_dir: str | Path) -> dict[str, Any]:
     for model, dataset, path in discover(results_dir):
         rows, stats = load_decomposition(path)
         out.append({"model": model, "dataset": dataset, **abstain_rows(rows),
-                    "n_unparsed": sum(1 for r in rows if not r.judged.parsed),
+                    **{f"lp_{k}_agreement" if k != "kappa" else "lp_kappa": v
+           for k, v in chance_adjusted_agreement(_answer_pairs(rows)).items()},
+        "n_unparsed": sum(1 for r in rows if not r.judged.parsed),
                     **_stats_fields(stats)})
     return {"analysis": "abstain", "results_dir": str(results_dir), "rows": out}
 
@@ -328,7 +366,10 @@ def pooled_summary(results_dir: str | Path,
                                             "n_duplicates", "n_skipped")} for s in settings],
             "table14": dominance_summary(settings),
             "table32": auroc_summary(groups),
-            "table34": risk_summary(pooled, coverages)}
+            "table34": risk_summary(pooled, coverages),
+            # Appendix 10.1's clean/blank chance-adjusted agreement, per model and pooled.
+            "clean_blank_agreement": [{"model": m, **chance_adjusted_agreement(
+                _answer_pairs(rows))} for m, rows in groups.items()]}
 
 
 def _r3(x: float | None) -> str:

@@ -286,7 +286,7 @@ def _fit_score(rows: Sequence[DiagRow], train: Any, test: Any, feature_set: Sequ
                classifier: str, classes: list[str], seed: int) -> dict[str, Any]:
     """Fit on `train`, score on `test`; a one-class training fold predicts that class."""
     import numpy as np
-    from sklearn.metrics import f1_score
+    from sklearn.metrics import balanced_accuracy_score, f1_score
 
     X, names = design_matrix(rows, feature_set)
     y = np.asarray([classes.index(r.label) for r in rows])
@@ -311,6 +311,7 @@ def _fit_score(rows: Sequence[DiagRow], train: Any, test: Any, feature_set: Sequ
             # The F1 the paper's Table 25 prints (its magnitudes are the support-weighted F1's).
             "weighted_f1": float(f1_score(y[test], pred, labels=present, average="weighted",
                                           zero_division=0)),
+            "balanced_accuracy": float(balanced_accuracy_score(y[test], pred)),
             "importances": dict(zip(names, imp)) if imp is not None else None}
 
 
@@ -327,10 +328,12 @@ def cross_validate(rows: Sequence[DiagRow], feature_set: Sequence[str], classifi
     auc_m, auc_sd = _mean_sd([f["auroc"] for f in per_fold])
     f1_m, f1_sd = _mean_sd([f["macro_f1"] for f in per_fold])
     wf1_m, _ = _mean_sd([f["weighted_f1"] for f in per_fold])
+    bacc_m, _ = _mean_sd([f["balanced_accuracy"] for f in per_fold])
     imps = [f["importances"] for f in per_fold if f["importances"]]
     mean_imp = ({k: sum(d[k] for d in imps) / len(imps) for k in imps[0]} if imps else None)
     return {"auroc": auc_m, "auroc_sd": auc_sd, "macro_f1": f1_m, "macro_f1_sd": f1_sd,
-            "weighted_f1": wf1_m, "n_folds": len(folds), "importances": mean_imp}
+            "weighted_f1": wf1_m, "balanced_accuracy": bacc_m, "n_folds": len(folds),
+            "importances": mean_imp}
 
 
 def stratified_holdout(rows: Sequence[DiagRow], feature_set: Sequence[str], classifier: str,

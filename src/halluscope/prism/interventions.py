@@ -169,17 +169,14 @@ def parse_interventions(text: str) -> tuple[str, ...]:
     ()
     """
     words = [w.strip() for w in text.split(",") if w.strip()]
-    if words in (["all"], []):
-        return INTERVENTIONS if words else ()
-    if words == ["none"]:
-        return ()
-    aliases = {"visual": "visual_enhance", "generic": "generic"}
+    if words == ["all"]:
+        return INTERVENTIONS
     names = set()
     for w in words:
-        if w == "generic":
-            continue  # always run
+        if w in ("none", "generic"):
+            continue  # the generic prompt always runs
         try:
-            names.add(intervention_name(aliases.get(w, w)))
+            names.add(intervention_name("visual_enhance" if w == "visual" else w))
         except InputError:
             raise ValueError(f"unknown intervention {w!r} (known: generic, "
                              f"{', '.join(INTERVENTIONS)}, all, none)") from None
@@ -222,7 +219,8 @@ def read_probe_rows(path: Path) -> dict[str, tuple[int, dict[str, Any]]]:
     return {row["sample_id"]: (line, row) for line, row in raw}
 
 
-def route_population(items: Sequence[Item], probe_path: Path, policy: str) -> tuple[list[Routed], dict[str, int]]:
+def route_population(items: Sequence[Item], probe_path: Path, policy: str
+                     ) -> tuple[list[Routed], dict[str, int]]:
     """The items of `items` that the probe run answered with a full signature, routed under
     `policy` (z-scores over all of them), and counts of those left out (never silently).
 
@@ -251,8 +249,9 @@ def route_population(items: Sequence[Item], probe_path: Path, policy: str) -> tu
             continue
         line, row = signed[item.item_id]
         scores, raw, norm = choices[item.item_id]
-        out.append(Routed(item, get_text(row, "model_prediction", probe_path, line, nullable=True) or "",
-                          bool(get_flag(row, "is_correct", probe_path, line)),
+        prediction = get_text(row, "model_prediction", probe_path, line, nullable=True)
+        correct = bool(get_flag(row, "is_correct", probe_path, line))
+        out.append(Routed(item, prediction or "", correct,
                           get_unit(row, "scalar_confidence", probe_path, line),
                           str(row.get("raw_response") or ""), scores, raw, norm,
                           raw if policy == "raw" else norm))
@@ -396,29 +395,19 @@ def intervene_all(model: Any, routed: Sequence[Routed], config: InterventionConf
     """Rows of `routed` in item order, on any executor (`model`: a loaded adapter or a
     `ModelSpec`); `on_rows` gets each batch's rows as they finish, to be written at once."""
     from halluscope.models.spec import ModelSpec
-    from halluscope.runs.executor import ExecutorConfig, run_batches
+    from halluscope.prism.probes import run_in_order
+    from halluscope.runs.executor import ExecutorConfig, check_model_placement
 
     executor = executor or ExecutorConfig()
-    stats = stats if stats is not None else ProbeStats()
     loaded = not isinstance(model, ModelSpec)
     job = InterventionJob(None if loaded else model, config, model_name, generator)
-    images = list(images) if images is not None else [None] * len(routed)
-    size = config.probe.batch_size
-    batches = [(start, list(zip(routed[start:start + size], images[start:start + size])))
-               for start in range(0, len(routed), size)]
-    done: dict[int, list[dict[str, Any]]] = {}
-
-    def collect(result: InterventionBatch) -> None:
-        stats.add(result.stats)
-        done[result.tag] = result.rows
-        if on_rows is not None:
-            on_rows(result.rows)
-
+    check_model_placement(executor, loaded)
     worker = None
-    if loaded and batches:
+    if loaded and routed:
         worker = InterventionWorker(job, model, generator.load() if generator else None)
-    run_batches(job, batches, executor, collect, worker=worker)
-    return [row for tag in sorted(done) for row in done[tag]]
+    images = list(images) if images is not None else [None] * len(routed)
+    return run_in_order(job, list(zip(routed, images)), config.probe.batch_size, executor,
+                        stats if stats is not None else ProbeStats(), on_rows, worker)
 
 
 def _check_settings(target: Path, config: InterventionConfig) -> None:

@@ -103,6 +103,30 @@ def append_into(target: Path, items: Sequence[Any], key: Callable[[Any], str],
             "gathered_from_shards": gathered, "path": path}
 
 
+def annotate_normalized_source(target: Path) -> int:
+    """Give every signed row of a finished file its `normalized_dominant_source`: the largest
+    within-file z-score of (V, L, A) (`routing.normalized_dominance`). It depends on the whole
+    file, so it is written once the run is complete (atomically; a resumed run that adds rows
+    writes it again). Returns how many rows changed.
+    """
+    from halluscope.io.atomic import write_jsonl_atomic
+    from halluscope.prism.routing import SOURCES, normalized_dominance
+
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    signed = [i for i, r in enumerate(rows)
+              if not r.get("skipped") and all(k in r for k in ("v_score", "lp_score", "a_score"))]
+    dominant = normalized_dominance([("", "", rows[i]["v_score"], rows[i]["lp_score"],
+                                      rows[i]["a_score"]) for i in signed])
+    changed = 0
+    for i, k in zip(signed, dominant):
+        if rows[i].get("normalized_dominant_source") != SOURCES[k]:
+            rows[i]["normalized_dominant_source"] = SOURCES[k]
+            changed += 1
+    if changed:
+        write_jsonl_atomic(target, rows)
+    return changed
+
+
 def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeConfig,
                model_name: str, executor: ExecutorConfig = ExecutorConfig(),
                shard: Shard = Shard(), skipped_row: Callable[[Item], dict] | None = None,
@@ -121,6 +145,8 @@ def probe_into(target: Path, model: Any, items: Sequence[Item], config: ProbeCon
 
     result = append_into(target, items, lambda it: it.item_id, run, shard, skipped_row, missing)
     result["probed"] = result.pop("done_now")
+    if shard.count == 1:  # shards are annotated when gathered into the one file
+        annotate_normalized_source(target)
     return {**result, "stats": stats}
 
 

@@ -767,27 +767,38 @@ def probe_all(model: Any, items: Sequence[Item], images: Sequence[Image.Image | 
     instead of `model` (`--backend vllm`).
     """
     from halluscope.models.spec import ModelSpec
-    from halluscope.runs.executor import ExecutorConfig, check_model_placement, run_batches
+    from halluscope.runs.executor import ExecutorConfig, check_model_placement
 
     executor = executor or ExecutorConfig()
     stats = stats if stats is not None else ProbeStats()
     loaded = not isinstance(model, ModelSpec)
     job = ProbeJob(None if loaded else model, config, model_name, generator)
-    size = config.batch_size
-    batches = [(start, list(zip(items[start:start + size], images[start:start + size])))
-               for start in range(0, len(items), size)]
+    check_model_placement(executor, loaded)
+    worker = None
+    if loaded and items:
+        worker = ProbeWorker(job, model, generator.load() if generator is not None else None)
+    return run_in_order(job, list(zip(items, images)), config.batch_size, executor, stats,
+                        on_rows, worker)
+
+
+def run_in_order(job: Any, pairs: Sequence[Any], batch_size: int, executor: ExecutorConfig,
+                 stats: ProbeStats, on_rows: Callable[[list[dict[str, Any]]], None] | None,
+                 worker: Any = None) -> list[dict[str, Any]]:
+    """`pairs` in batches of `batch_size` through a batch job (`ProbeJob`, `InterventionJob`)
+    on `executor`; each result's stats added to `stats` and its rows passed to `on_rows` as
+    they finish; returns all rows in input order (batches carry their start as a tag)."""
+    from halluscope.runs.executor import run_batches
+
+    batches = [(start, list(pairs[start:start + batch_size]))
+               for start in range(0, len(pairs), batch_size)]
     done: dict[int, list[dict[str, Any]]] = {}
 
-    def collect(result: ProbeBatch) -> None:
+    def collect(result: Any) -> None:
         stats.add(result.stats)
         done[result.tag] = result.rows
         if on_rows is not None:
             on_rows(result.rows)
 
-    check_model_placement(executor, loaded)
-    worker = None
-    if loaded and batches:
-        worker = ProbeWorker(job, model, generator.load() if generator is not None else None)
     run_batches(job, batches, executor, collect, worker=worker)
     return [row for tag in sorted(done) for row in done[tag]]
 

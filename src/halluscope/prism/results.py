@@ -238,6 +238,9 @@ class DecompRow:
     l: float
     a: float
     lp_match: bool
+    #: The clean and the blank-image answer as stored (for chance-adjusted agreement, §10.1).
+    answer: str | None = None
+    blank_answer: str | None = None
 
     @property
     def correct(self) -> bool:
@@ -257,15 +260,17 @@ def decomposition_row(row: dict[str, Any], path: str | Path, line: int) -> Decom
     prediction = get_text(row, "model_prediction", path, line, nullable=True)
     stored = get_flag(row, "is_correct", path, line, required=False)
     lp_match = get_flag(row, "lp_answer_matches", path, line, required=False)
+    blank = (get_text(row, "lp_prediction", path, line, nullable=True)
+             if "lp_prediction" in row else None)
     if lp_match is None:
         # Older rows carry only the blank-image answer; LP match is exact agreement with it.
-        blank = get_text(row, "lp_prediction", path, line, nullable=True)
         lp_match = blank is not None and blank == prediction
     return DecompRow(
         sample_id=row["sample_id"], line=line, judged=judge(prediction, gold, stored),
         stored_correct=stored, confidence=get_unit(row, "scalar_confidence", path, line),
         v=get_unit(row, "v_score", path, line), l=get_unit(row, "lp_score", path, line),
-        a=get_unit(row, "a_score", path, line), lp_match=lp_match)
+        a=get_unit(row, "a_score", path, line), lp_match=lp_match, answer=prediction,
+        blank_answer=blank)
 
 
 def probe_set(row: dict[str, Any], path: str | Path, line: int) -> ProbeSet:

@@ -282,7 +282,8 @@ def bootstrap_policies(items: Sequence[RouteItem], arms: Mapping[str, Sequence[s
             diff = lambda x, y: None if x is None or y is None else x - y  # noqa: E731
             entry[f"vs_{baseline}"] = {
                 "n_paired": int(both.sum()),
-                "acc_diff": diff(paired["acc"], base["acc"]), "acc_diff_ci": _percentile_ci(a_acc - b_acc),
+                "acc_diff": diff(paired["acc"], base["acc"]),
+                "acc_diff_ci": _percentile_ci(a_acc - b_acc),
                 "break_rate_diff": diff(paired["break_rate"], base["break_rate"]),
                 "break_rate_diff_ci": _percentile_ci(a_brk - b_brk)}
         out[name] = entry

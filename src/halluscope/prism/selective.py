@@ -43,6 +43,26 @@ def auroc(scores: Sequence[float], correct: Sequence[bool]) -> float | None:
     return auc(s[y], s[~y])
 
 
+def auroc_tie_range(scores: Sequence[float], correct: Sequence[bool]
+                    ) -> tuple[float, float] | None:
+    """The AUROC when every tied correct/wrong pair is ordered against the correct item, and
+    when every one is ordered for it: the range a sort-order tie-break can land anywhere in
+    (`auroc` is its midpoint). None if one class is empty.
+
+    >>> auroc_tie_range([0.9, 0.5, 0.5, 0.1], [True, True, False, False])
+    (0.75, 1.0)
+    """
+    s, y = _arrays(scores, correct)
+    pos, neg = np.sort(s[y]), np.sort(s[~y])
+    if not len(pos) or not len(neg):
+        return None
+    # Pairs (correct, wrong) with the correct item strictly above, and tied, by binary search.
+    above = np.searchsorted(neg, pos, side="left").sum()
+    tied = (np.searchsorted(neg, pos, side="right") - np.searchsorted(neg, pos, side="left")).sum()
+    total = len(pos) * len(neg)
+    return float(above / total), float((above + tied) / total)
+
+
 def expected_correct_at(scores: Sequence[float], correct: Sequence[bool]) -> np.ndarray:
     """E[#correct among the k highest scores] for k = 0..n, tied groups admitted in random order.
 
