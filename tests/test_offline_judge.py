@@ -37,6 +37,11 @@ NON_ASSERTIVE = [
     ("It is likely a cat.", "cat", "hedged", "likely"),
     ("A cat, perhaps.", "cat", "hedged", "perhaps"),
     ("A dog is possibly watching birds.", "birds", "hedged", "possibly"),
+    ("Two people appear to be watching television on the couch.", "television", "hedged",
+     "appear"),
+    # A later definite person is usually another person: the hedge stands.
+    ("A woman appears to be talking to someone. The man is smiling.", "someone", "hedged",
+     "appears"),
     ("There appears to be two cats present.", "cats", "hedged", "appears"),
     ("A laptop is on the bed, possibly indicating that someone was using it.", "someone",
      "hedged", "indicating"),
@@ -108,6 +113,10 @@ def test_non_assertive(judge, caption, word, subtype, cue):
 
 
 EXISTENTIAL = [
+    # A hedged activity whose object the caption goes on to assert by a definite reference.
+    ("Two people appear to be watching television. The TV is mounted on the wall.",
+     "television"),
+    ("A dog is possibly watching birds. The birds sit on a wire.", "birds"),
     ("A man, possibly a tourist, holds a cup.", "man"),
     ("A man, possibly a tourist, holds a cup.", "cup"),
     ("The table appears to be a dining table.", "dining table"),

@@ -89,12 +89,12 @@ def figures(pairs: list[tuple[dict, object]]) -> dict[str, object]:
 def test_offline_judge_on_the_check_half(shared_data):
     result = figures(judge_rows(shared_data, "check"))
     print("offline judge on usage_check (check half):", result)
-    # Regression floors a little under the measured 97.3% / 79.2% / 84.4% / 94.7% (48
+    # Regression floors a little under the measured 97.4% / 79.2% / 86.4% / 94.7% (48
     # non-assertive rows: one mention is 2.1 points). The goal of issue 11 (>= 93% agreement,
-    # >= 85% recall and precision, >= 90% subtypes) is met for agreement and subtypes only.
+    # >= 85% recall and precision, >= 90% subtypes) is met for all but recall.
     assert result["agreement"] >= 0.95
     assert result["recall"] >= 0.75
-    assert result["precision"] >= 0.80
+    assert result["precision"] >= 0.84
     assert result["subtype_accuracy"] >= 0.90
 
 

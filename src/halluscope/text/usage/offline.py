@@ -119,6 +119,7 @@ class OfflineJudge:
                    ) -> list[UsageLabel | JudgeFailure]:
         seen = _Discourse()
         results: dict[int, UsageLabel | JudgeFailure] = {}
+        decided: list[tuple[int, Span, _Decision]] = []
         for k in sorted(range(len(mentions)), key=lambda k: mentions[k].start):
             mention = mentions[k]
             span = doc.char_span(mention.start, mention.end, alignment_mode="expand")
@@ -126,8 +127,17 @@ class OfflineJudge:
                 results[k] = JudgeFailure(judge=self.name,
                                           error=f"mention {mention.word!r} not in caption")
                 continue
-            decision = seen.revise(classify(span, mention.category), span, mention)
-            results[k] = _to_label(caption, mention, decision, self.name)
+            decided.append((k, span, seen.revise(classify(span, mention.category), span,
+                                                 mention)))
+        for n, (k, span, decision) in enumerate(decided):
+            if decision.reason == "hedge-scope" and mentions[k].category != "person" and any(
+                    mentions[j].category == mentions[k].category and later.usage == "existential"
+                    and _is_definite(_np_top(later_span.root))
+                    for j, later_span, later in decided[n + 1:]):
+                # "they appear to be watching television ... The TV is on the left": the
+                # hedge was on the activity; the caption goes on to assert the object.
+                decision = _Decision("existential", reason="asserted-later")
+            results[k] = _to_label(caption, mentions[k], decision, self.name)
         return [results[k] for k in range(len(mentions))]
 
 
