@@ -77,6 +77,29 @@ def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_qwen_adapter(tiny_qwen: Path):
+    """The tiny Qwen2.5-VL loaded once (float32) for the probe and intervention tests."""
+    from halluscope.models import load_adapter
+
+    return load_adapter(tiny_qwen, dtype="float32")
+
+
+def random_picture(seed: int = 0, size: tuple[int, int] = (64, 48)):
+    """A seeded RGB noise image."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8), "RGB")
+
+
+@pytest.fixture(scope="session")
+def picture():
+    """`random_picture` for the tests (conftest is not importable)."""
+    return random_picture
+
+
+@pytest.fixture(scope="session")
 def model_cache_dir() -> Path | None:
     """Where built real-tower models are cached: $HALLUSCOPE_CACHE_DIR's (None: the library's
     default), else `.halluscope_cache/models` in the checkout (ignored by git)."""

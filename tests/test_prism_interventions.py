@@ -21,13 +21,6 @@ from halluscope.prism.routing import INTERVENTIONS, RouteItem, bootstrap_policie
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "001_efd3e10740728acd.txt"
 
 
-def _picture(seed: int = 0, size: tuple[int, int] = (56, 56)):
-    import numpy as np
-    from PIL import Image
-
-    rng = np.random.default_rng(seed)
-    return Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8), "RGB")
-
 
 # ------------------------------------------------------------------ templates, no model
 
@@ -112,11 +105,9 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 
-@pytest.fixture(scope="module")
-def qwen(tiny_qwen: Path):
-    from halluscope.models import load_adapter
-
-    return load_adapter(tiny_qwen, dtype="float32")
+@pytest.fixture(scope="session")
+def qwen(tiny_qwen_adapter):
+    return tiny_qwen_adapter
 
 
 def _items() -> list[Item]:
@@ -132,12 +123,12 @@ def _items() -> list[Item]:
 
 
 @pytest.fixture(scope="module")
-def probed(qwen, tmp_path_factory):
+def probed(qwen, tmp_path_factory, picture):
     """A probe file of the tiny model, as `prism probe` writes it."""
     from halluscope.prism.probes import ProbeConfig, probe_items
 
     items = _items()
-    images = [_picture(i) for i in range(len(items))]
+    images = [picture(i, (56, 56)) for i in range(len(items))]
     rows = list(probe_items(qwen, items, ProbeConfig(batch_size=3, max_new_tokens=6), "tiny",
                             images=images))
     path = tmp_path_factory.mktemp("probed") / "tiny" / "vsr.jsonl"
@@ -200,21 +191,22 @@ def test_intervention_rows_answer_the_papers_prompts(qwen, probed) -> None:
     assert all(r.routed == r.raw_choice for r in raw_routed)
 
 
-def test_closed_generate_mode_generates_every_answer(qwen) -> None:
+def test_closed_generate_mode_generates_every_answer(qwen, picture) -> None:
     from halluscope.prism.probes import ProbeConfig, ProbeStats, probe_items
 
     items = _items()[:2]
     stats = ProbeStats()
     rows = list(probe_items(qwen, items, ProbeConfig(batch_size=2, max_new_tokens=4,
                                                      closed="generate"), "tiny", stats,
-                            images=[_picture(i) for i in range(2)]))
+                            images=[picture(i, (56, 56)) for i in range(2)]))
     # Clean, 4 perturbations, blank, grounding and relation swap: 8 requests each, all generated.
     assert stats.n_generated == 16 and all(r["closed_mode"] == "generate" for r in rows)
     with pytest.raises(ValueError, match="closed"):
         ProbeConfig(closed="guess")
 
 
-def test_intervene_command_routes_resumes_and_feeds_route(tiny_qwen: Path, tmp_path: Path) -> None:
+def test_intervene_command_routes_resumes_and_feeds_route(tiny_qwen: Path, tmp_path: Path,
+                                                          picture) -> None:
     from typer.testing import CliRunner
 
     from halluscope.cli.prism import app
@@ -226,7 +218,7 @@ def test_intervene_command_routes_resumes_and_feeds_route(tiny_qwen: Path, tmp_p
     for i, (cap, rel) in enumerate([("The dog is on the bed.", "on"),
                                     ("The cat is left of the car.", "left of"),
                                     ("The cup is under the plate.", "under")]):
-        _picture(i).save(images / f"{i}.jpg")
+        picture(i, (56, 56)).save(images / f"{i}.jpg")
         lines.append(json.dumps({"image": f"{i}.jpg", "caption": cap, "label": i % 2,
                                  "relation": rel}))
     data.write_text("\n".join(lines) + "\n")

@@ -90,16 +90,9 @@ def test_relation_swap_and_negation() -> None:
 
 # ------------------------------------------------------------------ perturbations
 
-def _picture(seed: int = 0, size: tuple[int, int] = (64, 48)):
-    import numpy as np
-    from PIL import Image
 
-    rng = np.random.default_rng(seed)
-    return Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8), "RGB")
-
-
-def test_perturbations_deterministic_per_item() -> None:
-    img = _picture()
+def test_perturbations_deterministic_per_item(picture) -> None:
+    img = picture()
     a = visual_perturbations(img, "vsr_dev_000007")
     b = visual_perturbations(img.copy(), "vsr_dev_000007")
     assert [n for n, _ in a] == ["blur_heavy", "crop_aggressive", "brightness_low", "noise"]
@@ -155,10 +148,8 @@ pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="session")
-def qwen(tiny_qwen: Path):
-    from halluscope.models import load_adapter
-
-    return load_adapter(tiny_qwen, dtype="float32")
+def qwen(tiny_qwen_adapter):
+    return tiny_qwen_adapter
 
 
 def _items() -> list[Item]:
@@ -187,10 +178,10 @@ def _hand_logprob(adapter, image, prompt: str, caption_ids: list[int], n_scored:
     return total
 
 
-def test_option_scoring_equals_teacher_forced_forward(qwen) -> None:
+def test_option_scoring_equals_teacher_forced_forward(qwen, picture) -> None:
     from halluscope.prism.probes import score_options
 
-    images = [_picture(1, (56, 56)), _picture(2, (84, 56))]
+    images = [picture(1, (56, 56)), picture(2, (84, 56))]
     prompts = ["Is there a dog? Answer with only 'Yes' or 'No'.",
                "Is the statement true or false? Answer with only 'True' or 'False'."]
     # Single-token options (one row per request) and multi-token options (one row per option).
@@ -217,11 +208,11 @@ def test_option_scoring_equals_teacher_forced_forward(qwen) -> None:
     assert 0 < c_geo <= c_two <= 1 and c_two >= 0.5
 
 
-def test_probe_rows_do_not_depend_on_batching(qwen) -> None:
+def test_probe_rows_do_not_depend_on_batching(qwen, picture) -> None:
     from halluscope.prism.probes import ProbeConfig, probe_items
 
     items = _items()
-    images = [_picture(i, (56 + 28 * (i % 2), 56)) for i in range(len(items))]
+    images = [picture(i, (56 + 28 * (i % 2), 56)) for i in range(len(items))]
     cfg = dict(max_new_tokens=12)
     together = list(probe_items(qwen, items, ProbeConfig(batch_size=4, **cfg), images=images))
     alone = list(probe_items(qwen, items[2:3], ProbeConfig(batch_size=1, **cfg),
@@ -236,13 +227,13 @@ def test_probe_rows_do_not_depend_on_batching(qwen) -> None:
     assert a["lp_confidence"] == pytest.approx(b["lp_confidence"], rel=1e-4)
 
 
-def test_probe_rows_feed_signature(qwen, tmp_path: Path) -> None:
+def test_probe_rows_feed_signature(qwen, tmp_path: Path, picture) -> None:
     from halluscope.prism.probes import ProbeConfig, ProbeStats, probe_items, skipped_row
     from halluscope.prism.results import decomposition_row, probe_set, read_rows
     from halluscope.prism.signature import compute_signature
 
     items = _items()
-    images = [_picture(i) for i in range(len(items))]
+    images = [picture(i) for i in range(len(items))]
     stats = ProbeStats()
     rows = list(probe_items(qwen, items, ProbeConfig(batch_size=3, max_new_tokens=12),
                             "tiny_qwen", stats, images=images))
@@ -273,7 +264,7 @@ def test_probe_rows_feed_signature(qwen, tmp_path: Path) -> None:
     assert decomposition_row(kept[0][1], path, kept[0][0]).confidence == rows[0]["scalar_confidence"]
 
 
-def test_probe_command_writes_and_resumes(tiny_qwen: Path, tmp_path: Path) -> None:
+def test_probe_command_writes_and_resumes(tiny_qwen: Path, tmp_path: Path, picture) -> None:
     from typer.testing import CliRunner
 
     from halluscope.cli.prism import app
@@ -287,7 +278,7 @@ def test_probe_command_writes_and_resumes(tiny_qwen: Path, tmp_path: Path) -> No
                                     ("The cup is touching the plate.", "touching")]):
         name = f"{i}.jpg"
         if i != 2:  # the third image is missing
-            _picture(i, (56, 56)).save(images / name)
+            picture(i, (56, 56)).save(images / name)
         lines.append(json.dumps({"image": name, "caption": cap, "label": i % 2, "relation": rel}))
     data.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
