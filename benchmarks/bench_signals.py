@@ -34,6 +34,15 @@ warm-up caption runs first (it also makes the memory-mapped weights resident), t
 
 Last line: `RESULT speedup=<baseline/ours time> memory_ratio=<baseline/ours peak>
 forward_ratio=<ours/sdpa time> forward_ratio_no_lens=<ours_no_lens/sdpa time>`.
+
+    python benchmarks/bench_signals.py --perturbation-cost [--captions 16] [--batch-size 4]
+
+measures instead what `signals --perturbations blank` adds, in one subprocess that runs, batch
+by batch in rotating order (so a busy machine slows all three alike), `sdpa`, `ours` and
+`ours_blank` (`ours` plus the mention signatures' blank pass: the blank images made and encoded,
+one teacher-forced forward, the W4 log-probabilities). Last line: `RESULT
+perturbation_cost=<(ours_blank - ours) / sdpa time>`: the extra time per condition in units of
+one plain forward over the same captions (target <= 1.2).
 """
 
 from __future__ import annotations
@@ -118,6 +127,13 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
                 [extract_mentions(t) for t in c], [prompt] * len(c)) for c in chunks]
     config = SignalConfig(logit_lens=method != "ours_no_lens")
     modules = adapter.modules
+    blank = None
+    if method in ("ours_blank", "interleaved"):
+        from halluscope.signals.perturbations import PerturbationConfig, PerturbationRequest
+
+        blank = {id(batch): PerturbationRequest(PerturbationConfig(("blank",)), [image] * len(c),
+                                                c, [str(i) for i in range(len(c))])
+                 for c, (batch, _, _) in zip(chunks, encoded)}
 
     def baseline(batch, mentions, prompts) -> int:
         layouts, _ = _layouts(adapter, batch, mentions, config.window)
@@ -145,10 +161,25 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
         ref.reference_text_features(out, text_layouts, config)
         return n
 
-    def run_one(batch, mentions, prompts) -> int:
-        if method in ("ours", "ours_no_lens"):
-            return sum(len(m) for _, m in batch_signals(adapter, batch, mentions, prompts, config))
-        if method == "baseline":
+    def interleaved(encoded, run_one_as) -> dict:
+        parts = list(run_one_as)
+        seconds = dict.fromkeys(parts, 0.0)
+        for part in parts:  # warm-up, untimed
+            run_one(*encoded[0], part=part)
+        for i, e in enumerate(encoded):
+            for part in parts[i % 3:] + parts[:i % 3]:
+                start = time.perf_counter()
+                run_one(*e, part=part)
+                seconds[part] += time.perf_counter() - start
+        return {"method": method, "seconds": seconds, "captions": len(captions)}
+
+    def run_one(batch, mentions, prompts, part=None) -> int:
+        kind = part or method
+        if kind in ("ours", "ours_no_lens", "ours_blank"):
+            request = blank[id(batch)] if kind == "ours_blank" else None
+            return sum(len(m) for _, m in batch_signals(adapter, batch, mentions, prompts, config,
+                                                        request))
+        if kind == "baseline":
             return baseline(batch, mentions, prompts)
         with torch.no_grad():
             adapter.model(**batch.inputs, use_cache=False)
@@ -157,6 +188,9 @@ def worker(method: str, model_dir: str, data: str, batch_size: int) -> dict:
     # Warm-up (lazy imports, and the first touch of memory-mapped weights, which makes them
     # resident) before the window opens; malloc_trim then hands the warm-up's freed memory back,
     # so "before" is the live model + inputs and the peak is the method's own.
+    if method == "interleaved":
+        return interleaved(encoded, run_one_as={"sdpa": None, "ours": None, "ours_blank": blank})
+
     run_one(*encoded[0])
     _trim()
     cleared = _reset_peak()
@@ -183,7 +217,10 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=1)
     parser.add_argument("--threads", type=int, default=None,
                         help="default 1 (tiny model), 2 (--text-model)")
-    parser.add_argument("--worker", choices=["ours", "ours_no_lens", "baseline", "sdpa"])
+    parser.add_argument("--perturbation-cost", action="store_true",
+                        help="time what --perturbations blank adds, in plain forwards")
+    parser.add_argument("--worker", choices=["ours", "ours_no_lens", "baseline", "sdpa",
+                                             "ours_blank", "interleaved"])
     parser.add_argument("--model")
     parser.add_argument("--data")
     args = parser.parse_args()
@@ -227,7 +264,9 @@ def main() -> None:
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads),
                    MKL_NUM_THREADS=str(args.threads))
         results = {}
-        for method in ("sdpa", "ours", "ours_no_lens", "baseline"):
+        methods = (("interleaved",) if args.perturbation_cost
+                   else ("sdpa", "ours", "ours_no_lens", "baseline"))
+        for method in methods:
             out = subprocess.run([sys.executable, __file__, "--worker", method, "--model",
                                   str(model_dir), "--data", str(data), "--batch-size",
                                   str(args.batch_size), "--threads", str(args.threads)],
@@ -236,9 +275,21 @@ def main() -> None:
                 sys.exit(f"{method} worker failed:\n{out.stderr[-3000:]}")
             results[method] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[method]
+            if method == "interleaved":
+                results.update({k: {"seconds": v} for k, v in r["seconds"].items()})
+                for part, seconds in r["seconds"].items():
+                    print(f"{part:12s} {seconds:8.2f} s  {seconds / r['captions']:6.3f} s/caption",
+                          flush=True)
+                continue
             print(f"{method:12s} {r['seconds']:8.2f} s  {r['seconds'] / r['captions']:6.3f} s/caption"
                   f"  peak +{r['peak_mib']:7.1f} MiB (over {r['rss_before_mib']:.0f} MiB loaded)"
                   f"  mentions {r['mentions']}", flush=True)
+    if args.perturbation_cost:
+        extra = results["ours_blank"]["seconds"] - results["ours"]["seconds"]
+        print(f"one blank condition adds {extra:.2f} s = "
+              f"{extra / results['sdpa']['seconds']:.2f} plain forwards (target <= 1.2)")
+        print(f"RESULT perturbation_cost={extra / results['sdpa']['seconds']:.2f}")
+        return
     ours, base, sdpa = results["ours"], results["baseline"], results["sdpa"]
     assert ours["mentions"] == base["mentions"], "both methods must cover the same mentions"
     speedup = base["seconds"] / ours["seconds"]

@@ -173,14 +173,16 @@ def main() -> None:
     from halluscope.bench.tables.common import resolve_natural_share
 
     data = load_bench(labels, out / "signals", list(COLUMNS.values()), gt)
-    natural_share, _ = resolve_natural_share(data.table, None)
+    # The dev set's captions are of random images: their own share is the natural one.
+    natural_share = resolve_natural_share(data.table, None, estimate=True).value
     results = {"mentions": len(data.table), "natural_share": natural_share,
                "counts": {c: int((data.table.label == c).sum())
                           for c in ("concrete", "hallucinated", "non_assertive")},
                "layers": evaluate(data.table, data.features, (0, 1, 2), natural_share)}
 
     run("bench", "fit-text-filter", "--labels", str(labels), "--signals", str(out / "signals"),
-        "--annotations", str(gt), "--out", str(out / "text_filter.json"), "--seed", "0")
+        "--annotations", str(gt), "--out", str(out / "text_filter.json"), "--seed", "0",
+        "--estimate-natural-share")
     run("label", "--captions", str(captions), "--judge", "text_filter", "--text-filter",
         str(out / "text_filter.json"), "--signals", str(out / "signals"), "--out",
         str(out / "labels_text_filter.parquet"))

@@ -23,12 +23,21 @@ Rules of the fake "model":
 Markers in a caption script misbehaviour that lasts across retries: "@garbage" (step-1 replies
 are not JSON), "@skip" (step 1 leaves that caption's index out), "@badtrigger" (a trigger that is
 not in the caption), "@step2garbage" (step-2 replies are not JSON). `faults` is a queue consumed
-one per request, whatever the request: "500", "429", "401", "400", "garbage", "schema",
-"slow".
+one per request, whatever the request: "500", "429" (with `Retry-After: retry_after`), "401",
+"400", "garbage", "schema", "slow", "hang" (no reply for `hang` seconds, then a valid one: a
+client with a shorter timeout has given up), "binary" (HTTP 200 whose body is neither UTF-8 nor
+JSON), "html" (HTTP 200, an HTML error page).
+
+`mix` ({fault or "ok": weight}) draws a fault for every request the queue does not script: from
+a generator seeded by (`seed`, the request body, how many times that body came before), so each
+request meets the same fate whatever order concurrent requests arrive in, and a retry of one
+request is drawn afresh. `outcomes` records, per request body (its canonical JSON), what each
+request of it was served ("ok" or the fault).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -39,8 +48,10 @@ from typing import Any
 
 from halluscope.text.mentions import extract_mentions
 
-_BLOCK = re.compile(r'^--- Caption index (\d+) ---\nCaption: "(.*)"\n'
-                    r'Target concepts for this caption:\n((?:- ".*"(?:\n|$))+)', re.MULTILINE)
+# A caption may span lines (real captions hold paragraph breaks); concepts are one a line.
+_BLOCK = re.compile(r'^--- Caption index (\d+) ---\nCaption: "(.*?)"\n'
+                    r'Target concepts for this caption:\n((?:- "[^\n]*"(?:\n|$))+)',
+                    re.MULTILINE | re.DOTALL)
 _OCCURRENCE = re.compile(r"^(.+?) \(occurrence (\d+) of (\d+), word '(.*)'\)$")
 _CUES = [("says", "FUNCTIONAL"), ("picture of", "FUNCTIONAL"), ("no", "FUNCTIONAL"),
          ("without", "FUNCTIONAL"), ("possibly", "FUNCTIONAL"), ("waiting for", "FUNCTIONAL"),
@@ -118,8 +129,13 @@ class FakeOpenAI:
     waits.
     """
 
-    def __init__(self, delay: float = 0.0, jitter: float = 0.0, slow: float = 1.5, seed: int = 0):
+    def __init__(self, delay: float = 0.0, jitter: float = 0.0, slow: float = 1.5, seed: int = 0,
+                 mix: dict[str, float] | None = None, hang: float = 2.0,
+                 retry_after: float = 0.05):
         self.delay, self.jitter, self.slow = delay, jitter, slow
+        self.hang, self.retry_after, self.seed = hang, retry_after, seed
+        self.mix = dict(mix or {})
+        self.outcomes: dict[str, list[str]] = {}
         self.faults: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.authorization: list[str | None] = []
@@ -158,8 +174,11 @@ class FakeOpenAI:
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
 
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # many concurrent clients: none refused at connect
+
         # Port 0: the OS picks a free port; loopback only.
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
@@ -194,23 +213,47 @@ class FakeOpenAI:
             with self._lock:
                 self.in_flight -= 1
 
+    def _draw(self, key: str) -> str | None:
+        """The `mix` fault of the next request with this body (None: a valid reply)."""
+        if not self.mix:
+            return None
+        seen = len(self.outcomes.get(key, []))
+        digest = hashlib.sha256(f"{self.seed}:{seen}:{key}".encode()).digest()
+        point = int.from_bytes(digest[:8], "big") / 2**64 * sum(self.mix.values())
+        for fault, weight in sorted(self.mix.items()):
+            point -= weight
+            if point < 0:
+                return None if fault == "ok" else fault
+        return None
+
     def _respond(self, handler: BaseHTTPRequestHandler, fault: str | None, wait: float) -> None:
         length = int(handler.headers.get("Content-Length", 0))
         body = json.loads(handler.rfile.read(length))
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         kind = ("step1" if user.startswith("You will analyze") else
                 "step2" if user.startswith("Classify the linguistic mechanism") else "step3")
+        key = json.dumps({"model": body["model"], "messages": body["messages"]}, sort_keys=True)
         with self._lock:
-            self.requests.append({"kind": kind, "body": body})
+            if fault is None:
+                fault = self._draw(key)
+            self.outcomes.setdefault(key, []).append(fault or "ok")
+            self.requests.append({"kind": kind, "body": body, "fault": fault})
             self.authorization.append(handler.headers.get("Authorization"))
         if handler.path != "/v1/chat/completions":
             return self._send(handler, 404, {"error": {"message": "not found"}})
-        time.sleep(wait + (self.slow if fault == "slow" else 0.0))
+        time.sleep(wait + (self.slow if fault == "slow" else 0.0)
+                   + (self.hang if fault == "hang" else 0.0))
         if fault in ("500", "429", "401", "400"):
             message = {"500": "internal error", "429": "rate limited", "400": "bad request",
                        "401": f"Incorrect API key provided: {handler.headers.get('Authorization')}"
                        }[fault]
-            return self._send(handler, int(fault), {"error": {"message": message}})
+            headers = {"Retry-After": str(self.retry_after)} if fault == "429" else {}
+            return self._send(handler, int(fault), {"error": {"message": message}}, headers)
+        if fault == "binary":
+            return self._send_raw(handler, 200, b"\xff\xfe\x00garbage\x9c", "application/json")
+        if fault == "html":
+            return self._send_raw(handler, 200, b"<html><body>502 Bad Gateway</body></html>",
+                                  "text/html")
         if kind == "step1":
             answer: Any = step1_answer(user)
             text = json.dumps(answer)
@@ -244,10 +287,18 @@ class FakeOpenAI:
                       "total_tokens": prompt_tokens + completion_tokens}})
 
     @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any],
+              headers: dict[str, str] | None = None) -> None:
+        FakeOpenAI._send_raw(handler, status, json.dumps(payload).encode(), "application/json",
+                             headers)
+
+    @staticmethod
+    def _send_raw(handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str,
+                  headers: dict[str, str] | None = None) -> None:
         handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(data)

@@ -83,7 +83,8 @@ def text_store(tmp_path_factory):
 
 
 def _fit(labels: Path, signals: Path, out: Path, *extra: str):
-    return CliRunner().invoke(bench_app, ["fit-text-filter", "--labels", str(labels),
+    return CliRunner().invoke(bench_app, ["fit-text-filter", "--estimate-natural-share",
+                                          "--labels", str(labels),
                                           "--signals", str(signals), "--out", str(out), *extra])
 
 
@@ -256,8 +257,8 @@ def bench_run(tmp_path_factory):
     labels, signals = write_synthetic(root, n_images=75)
     out = root / "out"
     result = CliRunner().invoke(bench_app, [
-        "run", "--labels", str(labels), "--signals", str(signals), "--out", str(out),
-        "--seeds", "2", "--budgets", "0,nat,30,max", "--detectors",
+        "run", "--estimate-natural-share", "--labels", str(labels), "--signals", str(signals),
+        "--out", str(out), "--seeds", "2", "--budgets", "0,nat,30,max", "--detectors",
         "svar,lookback_lens,hidden_mid", "--detector-option", "svar.layers=1",
         "--detector-option", "dhcp.epochs=1"])
     assert result.exit_code == 0, result.output
@@ -291,8 +292,9 @@ def test_tables_pass_detector_options(monkeypatch, tmp_path):
     monkeypatch.setattr(runner, "get_detector", recording)
     labels, signals = write_synthetic(tmp_path, n_images=45)
     result = CliRunner().invoke(bench_app, [
-        "tables", "--labels", str(labels), "--signals", str(signals), "--out",
-        str(tmp_path / "o"), "--tables", "6,11,14,15,16", "--seeds", "1", "--budgets", "0,max",
+        "tables", "--estimate-natural-share", "--labels", str(labels), "--signals", str(signals),
+        "--out", str(tmp_path / "o"), "--tables", "6,11,14,15,16", "--seeds", "1",
+        "--budgets", "0,max",
         "--detectors", "lookback_lens,hidden_mid", "--detector-option", "hidden_mid.C=0.25",
         "--detector-option", "lookback_lens.max_iter=500"])
     assert result.exit_code == 0, result.output

@@ -46,7 +46,8 @@ def control(tmp_path_factory):
     reader_b = _second_reader(signals, root)
     out = root / "out"
     result = CliRunner().invoke(app, [
-        "table10", "--labels", str(labels), "--signals", f"llava={signals}",
+        "table10", "--estimate-natural-share", "--labels", str(labels),
+        "--signals", f"llava={signals}",
         "--signals", f"other={reader_b}", "--out", str(out), "--captions-of", "llava",
         "--seeds", "2", "--budgets", "0,nat,30,max", "--detectors", DETECTORS])
     assert result.exit_code == 0, result.output
@@ -92,7 +93,7 @@ def test_a_reader_of_other_captions_is_refused(tmp_path, control):
     labels, _, _, _ = control
     _, foreign = write_synthetic(tmp_path, n_images=30, seed=3)
     result = CliRunner().invoke(app, [
-        "table10", "--labels", str(labels), "--signals", f"x={foreign}",
+        "table10", "--estimate-natural-share", "--labels", str(labels), "--signals", f"x={foreign}",
         "--out", str(tmp_path / "o"), "--detectors", DETECTORS, "--seeds", "1"])
     assert result.exit_code == 2
     assert "error:" in result.output and "signals" in result.output.lower()
@@ -109,6 +110,7 @@ def test_reader_specs_are_checked():
 def test_detector_options_reach_every_reader(tmp_path, control):
     labels, signals, _, _ = control
     result = CliRunner().invoke(app, [
-        "table10", "--labels", str(labels), "--signals", f"a={signals}", "--out",
+        "table10", "--estimate-natural-share", "--labels", str(labels),
+        "--signals", f"a={signals}", "--out",
         str(tmp_path / "o"), "--detectors", DETECTORS, "--detector-option", "hidden_mid.nope=1"])
     assert result.exit_code == 2 and "nope" in result.output

@@ -200,8 +200,9 @@ def test_corrupt_and_missing_images_become_error_rows(adapters: dict[str, VLMAda
     items_file = tmp_path / "items.jsonl"
     items_file.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "run"
-    summary = caption_images(adapters["llava"], items_from_jsonl(items_file), out,
-                             max_new_tokens=MAX_NEW_TOKENS, batch_size=8)
+    # Lines 1 and 5 name images in another folder by absolute path: allowed explicitly.
+    summary = caption_images(adapters["llava"], items_from_jsonl(items_file, allow_outside=True),
+                             out, max_new_tokens=MAX_NEW_TOKENS, batch_size=8)
     assert (summary.done, summary.errors) == (2, 3)
     rows = {r["image_id"]: r for r in open_run(out).rows()}
     assert rows[1]["error"] is None and rows[5]["error"] is None

@@ -11,7 +11,8 @@ import pyarrow as pa
 import pytest
 
 from halluscope.bench.protocol import MentionTable, auc
-from halluscope.detectors import (DETECTOR_COLUMNS, DETECTORS, REFERENCE, TWELVE, get_detector)
+from halluscope.detectors import (DETECTOR_COLUMNS, DETECTORS, MENTION, REFERENCE, TWELVE,
+                                  get_detector)
 from halluscope.detectors.base import features_from_arrow
 from halluscope.bench.runner import budget_count, run_protocol
 from halluscope.errors import ConfigError, InputError
@@ -20,7 +21,7 @@ L, H, D = 8, 4, 16
 
 
 def test_registry_builds_every_detector_with_its_columns():
-    assert len(TWELVE) == 12 and set(TWELVE) | set(REFERENCE) == set(DETECTORS)
+    assert len(TWELVE) == 12 and set(TWELVE) | set(REFERENCE) | set(MENTION) == set(DETECTORS)
     for name in DETECTORS:
         detector = get_detector(name)
         assert detector.name == name and detector.columns == DETECTOR_COLUMNS[name]

@@ -89,13 +89,13 @@ def figures(pairs: list[tuple[dict, object]]) -> dict[str, object]:
 def test_offline_judge_on_the_check_half(shared_data):
     result = figures(judge_rows(shared_data, "check"))
     print("offline judge on usage_check (check half):", result)
-    # Regression floors a little under the measured 97.4% / 79.2% / 86.4% / 94.7% (48
-    # non-assertive rows: one mention is 2.1 points). The goal of issue 11 (>= 93% agreement,
-    # >= 85% recall and precision, >= 90% subtypes) is met for all but recall.
-    assert result["agreement"] >= 0.95
-    assert result["recall"] >= 0.75
-    assert result["precision"] >= 0.84
-    assert result["subtype_accuracy"] >= 0.90
+    # Regression floors a little under the measured 97.5% / 79.2% (38/48) / 88.4% (38/43) /
+    # 94.7% (36/38); one mention is about 2 points. The goal (>= 93% agreement, >= 85% recall
+    # and precision, >= 90% subtypes) is met for all but recall.
+    assert result["agreement"] >= 0.965
+    assert result["recall"] >= 0.77
+    assert result["precision"] >= 0.86
+    assert result["subtype_accuracy"] >= 0.92
 
 
 def test_check_set_rows_are_consistent():

@@ -217,9 +217,9 @@ def test_entangle_command_is_deterministic_and_feeds_the_report(tiny_qwen: Path,
     files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
                    if p.is_file())
     assert [str(f) for f in files] == [
-        "clean/tiny_qwen/vsr.jsonl", "entanglement.json", "entanglement.md",
+        ".lock", "clean/tiny_qwen/vsr.jsonl", "entanglement.json", "entanglement.md",
         "ruined/alignment/tiny_qwen/vsr.jsonl", "ruined/language/tiny_qwen/vsr.jsonl",
-        "ruined/visual/tiny_qwen/vsr.jsonl"]
+        "ruined/visual/tiny_qwen/vsr.jsonl", "run.json"]  # run.json, .lock: runs.run_dir
     for f in files:  # same seed: byte-identical output
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
     summary = json.loads((tmp_path / "a" / "entanglement.json").read_text())

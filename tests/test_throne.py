@@ -197,8 +197,7 @@ EXPECTED = {  # group: (n, chair %, majority %, unanimous %, disqualified %, fai
     "depictive": (1, None, None, None, None, 1),
     "purpose": (0, None, None, None, None, 0),
     "negation": (1, 100.0, 0.0, 0.0, 0.0, 0),
-    "generic": (0, None, None, None, None, 0),
-    "concrete": (1, 0.0, 0.0, 0.0, 0.0, 0),
+    "concrete": (1, 0.0, 0.0, 0.0, 0.0, 0),  # no "generic" row: NAME-Bench drops them
 }
 
 
@@ -250,7 +249,8 @@ def test_run_table3_writes_json_csv_markdown(tmp_path):
     document = run_table3(mentions, captions_file, tmp_path / "out", judge)
     assert judge.stats["queries"] == 8  # ambiguous mentions are judged too, but not tabled
     assert _summary(document["rows"]) == EXPECTED
-    assert document["counts"] == {"mentions": 8, "usage_failures": 0, "classed": 7}
+    assert document["counts"] == {"mentions": 8, "usage_failures": 0, "classed": 7,
+                                  "generic_dropped": 0}
     out = tmp_path / "out"
     assert json.loads((out / "table3.json").read_text())["rows"] == document["rows"]
     with open(out / "table3.csv", newline="") as handle:
@@ -288,7 +288,8 @@ def test_cli_table3_llm_and_offline(server, tmp_path):
     runner = CliRunner()
 
     result = runner.invoke(app, ["table3", "--mentions", str(mentions), "--captions",
-                                 str(captions_file), "--out", str(tmp_path / "offline")])
+                                 str(captions_file), "--out", str(tmp_path / "offline"),
+                                 "--throne-judge", "offline"])
     assert result.exit_code == 0, result.output
     doc = json.loads((tmp_path / "offline" / "table3.json").read_text())
     assert doc["throne"]["judge"] == "offline" and doc["throne"]["votes_per_query"] == 9

@@ -222,5 +222,5 @@ def test_results_name_the_prompt_set(server, tmp_path):
     assert result.exit_code == 2 and f"{bad}: THRONE prompt file" in result.output
     result = runner.invoke(app, ["table3", "--mentions", str(mentions), "--captions",
                                  str(captions), "--out", str(tmp_path / "off"),
-                                 "--throne-prompts", str(path)])
+                                 "--throne-judge", "offline", "--throne-prompts", str(path)])
     assert result.exit_code == 2 and "needs the llm judge" in result.output

@@ -46,6 +46,10 @@ JOIN_KEY: tuple[str, str, str] = ("caption_index", "start", "end")
 # Column the position-matched evaluation (Table 13) and the position baseline read.
 POSITION_COLUMN = "caption_token_index"
 SUBTYPE_ORDER: tuple[str, ...] = ("hedged", "depictive", "purpose", "negation")
+# Non-assertive mentions outside the four subtypes (kind-level and habitual statements): not in
+# NAME-Bench (§3.3, Appendix C: "only non-assertive mentions that fall clearly into one subtype"),
+# kept only where the paper shows them (Table 16's "Other") or on request (--keep-generic).
+GENERIC = "generic"
 
 
 def _key(row: Mapping[str, Any]) -> tuple[int, int, int]:
@@ -238,6 +242,50 @@ def load_bench(labels_path: str | Path, signals_dir: str | Path,
                                       [r["key"] for r in rows], source=str(labels_path))
     return BenchData(table=table, features=features, rows=rows, join=counts, notes=notes,
                      model=model if model is not None else rows[0].get("model"))
+
+
+def generic_mask(table: MentionTable) -> np.ndarray:
+    """True for the generic non-assertive mentions (subtype "generic"), which NAME-Bench drops.
+
+    >>> t = MentionTable.from_columns(["1", "1", "2"], ["non_assertive", "non_assertive",
+    ...                               "concrete"], ["generic", "hedged", None])
+    >>> generic_mask(t).tolist()
+    [True, False, False]
+    """
+    return np.asarray([lab == "non_assertive" and sub == GENERIC
+                       for lab, sub in zip(table.label, table.subtype)], dtype=bool)
+
+
+def drop_generic(data: BenchData) -> BenchData:
+    """`data` without its generic non-assertive mentions (table, features and rows alike), with a
+    note counting them; `data` itself when it has none.
+
+    >>> from halluscope.bench.tables.common import example_inputs
+    >>> full = example_inputs().data; kept = drop_generic(full)
+    >>> len(full.table), len(kept.table), kept.notes[-1][:37]
+    (360, 320, '40 generic non-assertive mentions dro')
+    """
+    from dataclasses import replace
+
+    generic = generic_mask(data.table)
+    if not generic.any():
+        return data
+    keep = np.flatnonzero(~generic)
+    if not len(keep):
+        raise InputError(f"every one of the {len(generic)} mentions is a generic non-assertive "
+                         "mention, which NAME-Bench drops; pass --keep-generic to keep them")
+    t = data.table
+    table = MentionTable(image_id=t.image_id[keep], label=t.label[keep], subtype=t.subtype[keep],
+                         present=None if t.present is None else t.present[keep],
+                         key=None if t.key is None else t.key[keep])
+    note = (f"{int(generic.sum())} generic non-assertive mentions dropped (outside the four "
+            "subtypes, as NAME-Bench does; --keep-generic keeps them)")
+    if not (table.label == "non_assertive").any():
+        note += ("; no non-assertive mention is left: labels whose non-assertive subtype is a "
+                 "placeholder (the text filter's) need --keep-generic")
+    return replace(data, table=table, features={k: np.asarray(v)[keep]
+                                                for k, v in data.features.items()},
+                   rows=[data.rows[i] for i in keep], notes=[*data.notes, note])
 
 
 def _drop_reason(label: Mapping[str, Any]) -> str:

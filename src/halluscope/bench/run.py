@@ -6,7 +6,7 @@
 ['0', '30']
 
 Output directory (every file written atomically; `results.json` and the CSV / Markdown tables
-are identical across reruns of the same inputs, timings go to `timings.json`):
+are identical across reruns of the same inputs, timings go to `timings.json`, in seconds):
 - results.json: run summary, Tables 1, 2, 4, 5, 7, 13, per-seed metrics, figure data;
 - table{1,2,4,5,7,13}.csv, tables.md (all tables), summary.md (the run-level summary);
 - scores.parquet: budget-0 scores, one row per (seed, mention), null where not scored;
@@ -18,8 +18,13 @@ are identical across reruns of the same inputs, timings go to `timings.json`):
 
 Budget 0 is always run (Table 4 needs it). Trained detectors are mixed at the other budgets by
 `bench.runner.run_protocol`. The natural share (budget "nat") is `natural_share` when given,
-else the non-assertive share of the labelled mentions -- only right when they come from captions
-of random images (Table 1), hence the note.
+else the paper's Table 1 figure for the model when the paper gives one, else, with
+`estimate_natural_share`, the non-assertive share of the labelled mentions (only right when they
+come from captions of random images, hence a printed warning); otherwise a run with budget nat
+is refused (`bench.tables.common.resolve_natural_share`).
+
+Generic non-assertive mentions (subtype "generic") are not in NAME-Bench and are dropped before
+any table unless `keep_generic` (`bench.dataset.drop_generic`).
 """
 
 from __future__ import annotations
@@ -74,7 +79,9 @@ def resolve_detectors(requested: Sequence[str] | None, available: set[str]
     for name, columns in DETECTOR_COLUMNS.items():
         missing = [c for c in columns if c not in available]
         if missing:
-            notes.append(f"{name} skipped: the signals have no {', '.join(missing)}")
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more"
+                                              if len(missing) > 3 else "")
+            notes.append(f"{name} skipped: the signals have no {shown}")
         else:
             run.append(name)
     return run, notes
@@ -111,7 +118,8 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
               annotations: str | Path | None = None, natural_share: float | None = None,
               allow_unmatched: bool = False, figure_detector: str | None = None,
               detector_options: Mapping[str, Mapping[str, Any]] | None = None,
-              progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[str], None] | None = None, keep_generic: bool = False,
+              estimate_natural_share: bool = False) -> dict[str, Any]:
     """The whole run; returns the results written to `out/results.json`."""
     import time
 
@@ -123,10 +131,11 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
     from halluscope.bench.tables.table5 import table5
     from halluscope.bench.tables.table7 import table7
     from halluscope.bench.tables.table13 import table13
-    from halluscope.bench.dataset import (POSITION_COLUMN, class_counts, load_bench,
-                                          natural_rates)
+    from halluscope.bench.dataset import (POSITION_COLUMN, class_counts, drop_generic,
+                                          load_bench, natural_rates)
+    from halluscope.bench.tables.common import resolve_natural_share
     from halluscope.bench.protocol import protocol_description, split_counts, summarize_seeds
-    from halluscope.detectors import DETECTOR_COLUMNS, TRAINED
+    from halluscope.detectors import DETECTOR_COLUMNS, MIXED
     from halluscope.runs.signal_store import SignalStore
 
     signals, out = Path(signals), Path(out)
@@ -139,29 +148,34 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
         available.add("halp_hidden")
     names, notes = resolve_detectors(detectors, available)
     if not names:
-        raise InputError("no detector can run: the signal store has none of their columns")
+        raise InputError("no detector can run: the signal store has none of their columns",
+                         path=Path(signals) / "mentions")
     if figure_detector is not None and figure_detector not in names:
         raise ConfigError(f"--figure-detector {figure_detector!r} is not among the detectors run")
     columns = sorted({c for n in names for c in DETECTOR_COLUMNS[n]})
     data = load_bench(labels, signals, columns, annotations, model, allow_unmatched)
+    if not keep_generic:
+        data = drop_generic(data)
     notes = data.notes + notes
     table, features = data.table, data.features
     seed_list = tuple(range(seeds))
     options = {n: dict((detector_options or {}).get(n, {})) for n in names}
 
-    natural_source = "given (--natural-share)"
-    if natural_share is None:
-        natural_share = float((table.label == "non_assertive").mean())
-        natural_source = ("estimated from these labelled mentions (right only for captions of "
-                          "random images; pass --natural-share otherwise)")
-    if "nat" in budget_list and not 0 <= natural_share < 1:
+    mixes = "nat" in budget_list and any(n in MIXED for n in names)
+    share = resolve_natural_share(table, natural_share, model or data.model,
+                                  estimate_natural_share, required=mixes)
+    natural_share, natural_source = share.value, share.source
+    if share.warning:
+        if progress is not None:
+            progress(f"warning: {share.warning}")
+        notes.append(share.warning)
+    if natural_share is None and "nat" in budget_list:
         budget_list.remove("nat")
-        notes.append(f"budget nat dropped: natural share {natural_share:.3f} is not in [0, 1)")
 
     timings: dict[str, float] = {}
     started = time.perf_counter()
     seeds_scored = score_as_published(table, features, options, seed_list, progress, timings)
-    trained_run = [n for n in names if n in TRAINED]  # HALP is reported at budget 0 only
+    trained_run = [n for n in names if n in MIXED]  # HALP is reported at budget 0 only
     mixing_budgets = [b for b in budget_list if b != "0"]
     mixing: dict[str, Any] = {"mean": {}, "per_seed": []}
     if trained_run and mixing_budgets:
@@ -190,7 +204,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
         notes.append("this model has no non-assertive mentions: non-assertive FPRs are undefined "
                      "and every mixing budget equals budget 0")
     positions = features.get(POSITION_COLUMN)
-    model_name = data.model or model or "model"
+    model_name = data.model or model or _signals_model(signals) or "model"
     rows_for_tables = [{**r, "model": model_name} for r in data.rows]
     rates = natural_rates(rows_for_tables)
     counts = class_counts(rows_for_tables)
@@ -223,6 +237,7 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
         "class_counts": counts[model_name], "join": data.join,
         "seeds": list(seed_list), "budgets": budget_list,
         "natural_share": natural_share, "natural_share_source": natural_source,
+        "keep_generic": keep_generic,
         "detectors": names, "split_counts": {str(s.seed): split_counts(table, s.codes)
                                              for s in seeds_scored},
         "headline": {n: {"na_fpr": mean0[n]["na_fpr"]["mean"],
@@ -243,6 +258,29 @@ def run_bench(labels: str | Path, signals: str | Path, out: str | Path, seeds: i
     return results
 
 
+def _signals_model(signals: Path) -> str | None:
+    """The model the signals were extracted with (the store's manifest): a hub id as is, a
+    local folder by its name; None when the manifest does not say.
+
+    >>> import json, tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / "mentions").mkdir()
+    >>> _ = (d / "mentions" / "manifest.json").write_text(json.dumps(
+    ...     {"config": {"model": "/runs/models/llava-1.5-7b-hf/"}}))
+    >>> _signals_model(d), _signals_model(d / "absent")
+    ('llava-1.5-7b-hf', None)
+    """
+    import json
+
+    try:
+        manifest = json.loads((Path(signals) / "mentions" / "manifest.json").read_text("utf-8"))
+        name = str(manifest["config"]["model"]).rstrip("/")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not name:
+        return None
+    return Path(name).name if Path(name).is_absolute() or Path(name).exists() else name
+
+
 def write_outputs(results: Mapping[str, Any], out: Path, timings: Mapping[str, float]) -> None:
     """Every text output and the HTML page, each atomically."""
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
@@ -251,7 +289,8 @@ def write_outputs(results: Mapping[str, Any], out: Path, timings: Mapping[str, f
 
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / "results.json", results)
-    write_json_atomic(out / "timings.json", {k: round(v, 3) for k, v in timings.items()})
+    write_json_atomic(out / "timings.json", {"unit": "seconds (wall clock)", "seconds": {
+        k: round(v, 3) for k, v in timings.items()}})
     for name, table in results["tables"].items():
         write_text_atomic(out / f"{name}.csv", table_csv(table))
     write_text_atomic(out / "tables.md", tables_markdown(results) + "\n")

@@ -36,7 +36,7 @@ from halluscope.bench.fitting import budget_count, fit_scores, mix_pool, mixed_c
 from halluscope.bench.protocol import (DEFAULT_SEEDS, MentionTable, empty_result, evaluate_seed,
                                        protocol_description, split_codes, split_counts,
                                        split_images, summarize_seeds)
-from halluscope.detectors import DETECTOR_COLUMNS, DETECTORS, TRAINED, get_detector
+from halluscope.detectors import DETECTOR_COLUMNS, DETECTORS, MIXED, get_detector
 from halluscope.errors import ConfigError, InputError
 
 BUDGETS: tuple[str, ...] = ("0", "nat", "10", "30", "100", "max")
@@ -152,7 +152,7 @@ def _canonical(table: MentionTable, features: Mapping[str, np.ndarray]
 def run_protocol(table: MentionTable, features: Mapping[str, np.ndarray],
                  detectors: Sequence[str] | Mapping[str, Mapping[str, Any]],
                  seeds: Sequence[int] = DEFAULT_SEEDS, budgets: Sequence[str] = ("0",),
-                 natural_share: float | None = None, mixed: Sequence[str] = TRAINED,
+                 natural_share: float | None = None, mixed: Sequence[str] = MIXED,
                  progress: Callable[[str], None] | None = None, keep_scores: bool = False
                  ) -> dict[str, Any]:
     """Fit, score and evaluate `detectors` (names, or {name: options}) on every seed and budget.

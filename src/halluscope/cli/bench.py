@@ -1,7 +1,7 @@
 """`halluscope bench`: the NAME-Bench protocol on detector scores that are already computed.
 
 >>> [c.name for c in app.registered_commands]
-['evaluate', 'run', 'tables', 'fit-text-filter', 'table3', 'table10']
+['evaluate', 'run', 'tables', 'fit-text-filter', 'table3', 'table10', 'table12']
 
 Mount with `app.add_typer(bench_app, name="bench")`, or run this module alone:
 `python -m halluscope.cli.bench evaluate --scores FILE.parquet --out OUT.json`.
@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import typer
 
-from halluscope.cli.common import user_errors
+from halluscope.cli.common import DEVICE, pick_device, user_errors
 
 DETECTOR_OPTION_HELP = ("Detector constructor option NAME.KEY=VALUE (repeatable), e.g. "
                         "dhcp.epochs=20, dhcp.device=cuda, halp.batch_size=64, svar.layers=0,1; "
@@ -26,7 +26,14 @@ SEEDS = typer.Option(3, "--seeds", min=1, help="Seeds 0..N-1.")
 ANNOTATIONS = typer.Option(None, "--annotations", help="COCO instances JSON (presence), for "
                                                       "`halluscope label` output.")
 NATURAL_SHARE = typer.Option(None, "--natural-share", help="Non-assertive share on random "
-                             "images (Table 1) for budget nat (default: the labels' own share).")
+                             "images (Table 1) for budget nat (default: the paper's Table 1 "
+                             "figure for the model when it gives one, else required).")
+ESTIMATE_NATURAL_SHARE = typer.Option(
+    False, "--estimate-natural-share", help="Without --natural-share or a paper figure, use the "
+    "labels' own non-assertive share (wrong on a set that oversamples them; prints a warning).")
+KEEP_GENERIC = typer.Option(False, "--keep-generic", help="Keep generic non-assertive mentions "
+                            "(outside the four subtypes), which NAME-Bench drops (Table 16 "
+                            "shows them either way).")
 ALLOW_UNMATCHED = typer.Option(False, "--allow-unmatched", help="Drop, and report, mentions "
                                "found in only one of labels and signals instead of failing.")
 DETECTOR_OPTION = typer.Option(None, "--detector-option", help=DETECTOR_OPTION_HELP)
@@ -119,6 +126,8 @@ def run_command(
     figure_detector: Optional[str] = typer.Option(
         None, "--figure-detector", help="Detector of the per-mention score plot."),
     detector_option: Optional[list[str]] = DETECTOR_OPTION,
+    keep_generic: bool = KEEP_GENERIC,
+    estimate_natural_share: bool = ESTIMATE_NATURAL_SHARE,
 ) -> None:
     """Join labels and signals, run every detector through the protocol, write Tables 1, 2, 4,
     5, 7, 13 (JSON, CSV, Markdown), per-mention scores and an HTML report."""
@@ -132,7 +141,9 @@ def run_command(
                             detectors=names, model=model, annotations=annotations,
                             natural_share=natural_share, allow_unmatched=allow_unmatched,
                             figure_detector=figure_detector, detector_options=options,
-                            progress=lambda message: typer.echo(message, err=True))
+                            progress=lambda message: typer.echo(message, err=True),
+                            keep_generic=keep_generic,
+                            estimate_natural_share=estimate_natural_share)
     _unused_options(options, results["summary"]["detectors"])
     typer.echo(summary_markdown(results))
     typer.echo(f"wrote {out}/ (results.json, tables.md, table*.csv, scores.parquet, "
@@ -146,7 +157,8 @@ def tables_command(
     out: Path = typer.Option(..., "--out", help="Output directory (extra_results.json, "
                                                 "extra_tables.md, one CSV per table)."),
     tables: Optional[str] = typer.Option(None, "--tables", help="Comma-separated tables of "
-                                         "6, 11, 14, 15, 16, 17 (default: all)."),
+                                         "6, 11, 14, 15, 16, 17, position3, relpos, figure1 "
+                                         "(default: all)."),
     seeds: int = SEEDS,
     detectors: Optional[str] = typer.Option(None, "--detectors", help="Comma-separated "
                                             "detectors (default: every one the signals allow)."),
@@ -157,9 +169,13 @@ def tables_command(
     natural_share: Optional[float] = NATURAL_SHARE,
     allow_unmatched: bool = ALLOW_UNMATCHED,
     detector_option: Optional[list[str]] = DETECTOR_OPTION,
+    keep_generic: bool = KEEP_GENERIC,
+    estimate_natural_share: bool = ESTIMATE_NATURAL_SHARE,
 ) -> None:
     """Appendix tables: 6 (seen -> unseen subtype), 11 (text filter), 14 (mixing by subtype),
-    15 (hedges as claims), 16 (excluded mentions), 17 (concepts)."""
+    15 (hedges as claims), 16 (excluded mentions), 17 (concepts); and the analyses without a
+    table: position3 (three-class position match, §4.1), relpos (median relative position per
+    class), figure1 (before / after 20 non-assertive examples)."""
     from halluscope.report.tables import table_markdown
     from halluscope.bench.appendix import run_appendix_tables
 
@@ -170,7 +186,9 @@ def tables_command(
                                    detectors=names, model=model, annotations=annotations,
                                    natural_share=natural_share, budgets=budgets,
                                    allow_unmatched=allow_unmatched, detector_options=options,
-                                   progress=lambda message: typer.echo(message, err=True))
+                                   progress=lambda message: typer.echo(message, err=True),
+                                   keep_generic=keep_generic,
+                                   estimate_natural_share=estimate_natural_share)
     _unused_options(options, results["detectors"])
     typer.echo("\n\n".join(table_markdown(t) for t in results["tables"].values()))
     typer.echo(f"wrote {out}/ (extra_results.json, extra_tables.md, table*.csv)", err=True)
@@ -189,6 +207,8 @@ def fit_text_filter_command(
     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the image-level split (the "
                                                       "filter trains on its fit split)."),
     allow_unmatched: bool = ALLOW_UNMATCHED,
+    keep_generic: bool = KEEP_GENERIC,
+    estimate_natural_share: bool = ESTIMATE_NATURAL_SHARE,
 ) -> None:
     """Fit the text filter of Appendix E (class-balanced logistic regression on the text-only
     mid-layer states over W4; non-assertive vs concrete + hallucinated; threshold 0.5) on the
@@ -200,7 +220,10 @@ def fit_text_filter_command(
     with user_errors():
         report = fit_bench_text_filter(labels, signals, out, seed=seed, model=model,
                                        annotations=annotations, natural_share=natural_share,
-                                       allow_unmatched=allow_unmatched)
+                                       allow_unmatched=allow_unmatched,
+                                       keep_generic=keep_generic,
+                                       estimate_natural_share=estimate_natural_share,
+                                       progress=lambda message: typer.echo(message, err=True))
     for note in report["notes"]:
         typer.echo(f"note: {note}", err=True)
     typer.echo(f"text filter: trained on {report['n_train'].get('existential', 0)} concrete + "
@@ -221,14 +244,20 @@ def table3_command(
                                                           "built from (caption_index = line)."),
     out: Path = typer.Option(..., "--out", help="Output directory (table3.json, table3.csv, "
                                                 "table3.md, throne_votes.parquet)."),
-    throne_judge: str = typer.Option("offline", "--throne-judge",
-                                     help="offline (deterministic approximation: claimed "
-                                          "present iff existential) or llm."),
+    throne_judge: str = typer.Option(
+        ..., "--throne-judge", help="hf (local seq2seq judges such as THRONE's Flan-T5 base, "
+                                    "large, XL: --throne-model PATH, repeated), llm (an "
+                                    "OpenAI-compatible endpoint), or offline (a stand-in, not "
+                                    "THRONE: votes from the offline usage judge)."),
     base_url: Optional[str] = typer.Option(None, "--base-url",
                                            help="LLM judge: OpenAI-compatible endpoint."),
     throne_model: Optional[list[str]] = typer.Option(
-        None, "--throne-model", help="LLM judge model; repeat for several judges (votes = "
-                                     "questions x models x repeats). Default gpt-4o-mini."),
+        None, "--throne-model", help="hf: a local seq2seq model folder (repeat: base, large, "
+                                     "XL; votes = questions x models). llm: a model name "
+                                     "(repeatable; votes = questions x models x repeats; "
+                                     "default gpt-4o-mini)."),
+    device: str = DEVICE,
+    keep_generic: bool = KEEP_GENERIC,
     repeats: int = typer.Option(3, "--repeats", min=1, help="LLM judge: times each answer is "
                                                             "counted (offline: votes = 3 x this)."),
     api_key_env: str = typer.Option("HALLUSCOPE_LLM_API_KEY", "--api-key-env",
@@ -253,17 +282,32 @@ def table3_command(
     from halluscope.metrics.throne import get_throne_judge
 
     with user_errors():
-        if throne_judge == "llm":
-            options = dict(base_url=base_url, models=tuple(throne_model or ("gpt-4o-mini",)),
-                           repeats=repeats, cache_dir=cache_dir, max_retries=max_retries,
-                           max_concurrency=max_concurrency, max_tokens=max_tokens,
-                           api_key_env=None if api_key_env.lower() == "none" else api_key_env)
+        if throne_judge == "hf":
+            from halluscope.bench.throne_hf import HFThroneJudge
+
+            judge = HFThroneJudge(throne_model or (), prompts=throne_prompts,
+                                  device=pick_device(device))
         else:
-            options = dict(votes=3 * repeats)
-        judge = get_throne_judge(throne_judge, prompts=throne_prompts, **options)
+            if throne_judge == "llm":
+                options = dict(base_url=base_url, models=tuple(throne_model or ("gpt-4o-mini",)),
+                               repeats=repeats, cache_dir=cache_dir, max_retries=max_retries,
+                               max_concurrency=max_concurrency, max_tokens=max_tokens,
+                               api_key_env=None if api_key_env.lower() == "none"
+                               else api_key_env)
+            elif throne_judge == "offline":
+                options = dict(votes=3 * repeats)
+            else:
+                from halluscope.errors import ConfigError
+
+                raise ConfigError(f"unknown THRONE judge {throne_judge!r}; choose hf, llm or "
+                                  "offline")
+            judge = get_throne_judge(throne_judge, prompts=throne_prompts, **options)
+        if getattr(judge, "warning", None):
+            typer.echo(f"warning: {judge.warning}", err=True)
         try:
             document = run_table3(mentions, captions, out, judge,
-                                  progress=lambda message: typer.echo(message, err=True))
+                                  progress=lambda message: typer.echo(message, err=True),
+                                  keep_generic=keep_generic)
         finally:
             judge.close()
     typer.echo(table3_markdown(document))
@@ -292,6 +336,8 @@ def table10_command(
     natural_share: Optional[float] = NATURAL_SHARE,
     allow_unmatched: bool = ALLOW_UNMATCHED,
     detector_option: Optional[list[str]] = DETECTOR_OPTION,
+    keep_generic: bool = KEEP_GENERIC,
+    estimate_natural_share: bool = ESTIMATE_NATURAL_SHARE,
 ) -> None:
     """Table 10: the mixing experiment (Table 5) with every model reading the same captions."""
     from halluscope.report.tables import table_markdown
@@ -305,10 +351,44 @@ def table10_command(
                                label_model=label_model, annotations=annotations,
                                natural_share=natural_share, allow_unmatched=allow_unmatched,
                                detector_options=options,
-                               progress=lambda message: typer.echo(message, err=True))
+                               progress=lambda message: typer.echo(message, err=True),
+                               keep_generic=keep_generic,
+                               estimate_natural_share=estimate_natural_share)
     typer.echo(table_markdown(document["table"]))
     typer.echo(f"wrote {out}/ (table10.json, table10.csv, table10.md, one report per reader)",
                err=True)
+
+
+@app.command("table12")
+def table12_command(
+    votes: list[str] = typer.Option(
+        ..., "--votes", help="JUDGE=DIR, repeated: a `bench table3` output folder (its "
+                             "throne_votes.parquet) judged by JUDGE; folders of one JUDGE "
+                             "(one per model) are pooled."),
+    out: Path = typer.Option(..., "--out", help="Output directory (table12.json/.csv/.md)."),
+    keep_generic: bool = KEEP_GENERIC,
+) -> None:
+    """Table 12: THRONE under majority and unanimous voting per judge (e.g. Flan-T5 vs an LLM),
+    on the mentions of several models pooled."""
+    from halluscope.bench.tables.table12 import table12, votes_from_table3
+    from halluscope.errors import ConfigError
+    from halluscope.io.atomic import write_json_atomic, write_text_atomic
+    from halluscope.report.tables import table_csv, table_markdown
+
+    with user_errors():
+        judges: dict[str, list] = {}
+        for item in votes:
+            judge, sep, folder = item.partition("=")
+            if not sep or not judge.strip() or not folder.strip():
+                raise ConfigError(f"--votes {item!r}: expected JUDGE=DIR")
+            judges.setdefault(judge.strip(), []).append(votes_from_table3(folder.strip()))
+        table = table12(judges, keep_generic)
+        out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(out / "table12.json", {"votes": list(votes), "table": table})
+        write_text_atomic(out / "table12.csv", table_csv(table))
+        write_text_atomic(out / "table12.md", table_markdown(table) + "\n")
+    typer.echo(table_markdown(table))
+    typer.echo(f"wrote {out}/ (table12.json, table12.csv, table12.md)", err=True)
 
 
 def main() -> None:

@@ -13,11 +13,19 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 from typing import Iterator
 
 import typer
 
 from halluscope.errors import HalluscopeError
+
+
+# The environment refusing a write (a full disk, a read-only or forbidden folder): never a bug
+# in halluscope, so one line naming the file wherever it happens, not a traceback. (Outputs
+# written through `io.atomic` already say so themselves, and are left as they were.)
+_ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES,
+                                 errno.EPERM})
 
 
 @contextlib.contextmanager
@@ -27,6 +35,12 @@ def user_errors() -> Iterator[None]:
         yield
     except HalluscopeError as exc:
         typer.echo(f"halluscope: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        if exc.errno not in _ENVIRONMENT_ERRNOS:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        typer.echo(f"halluscope: error: {where}{exc.strerror}", err=True)
         raise typer.Exit(2) from None
 
 
@@ -74,6 +88,30 @@ RAY_ADDRESS = typer.Option(None, "--ray-address",
 NUM_SHARDS = typer.Option(1, "--num-shards",
                           help="Split the items into this many disjoint shards (job arrays).")
 SHARD = typer.Option(0, "--shard", help="Which shard this process runs (0-based).")
+FORCE_NEW = typer.Option(False, "--force-new",
+                         help="Start over: move an existing run in --out aside "
+                              "(<out>.old-<UTC time>) instead of resuming it.")
+
+
+DEVICE = typer.Option("auto", "--device",
+                      help="auto (cuda when a CUDA device is visible, else cpu), cpu, cuda, "
+                           "cuda:1, ...")
+
+
+def pick_device(device: str | None, gpus_per_worker: float = 0.0) -> str:
+    """`generation.backends.resolve_device`: the device every model command runs on."""
+    from halluscope.generation.backends import resolve_device
+
+    return resolve_device(device, gpus_per_worker)
+
+
+def announce_device(device: str, requested: str | None, executor: str = "local") -> None:
+    """Say on stderr where the model runs, so a GPU user sees it before a long run. Called once
+    every check has passed (a refused run stays a one-line error); with Ray the actors load the
+    model (--gpus-per-worker decides), so nothing is said here."""
+    if executor != "ray":
+        typer.echo(f"device: {device}" + (" (auto)" if requested in (None, "auto") else ""),
+                   err=True)
 
 
 def executor_options(executor: str, workers: int, gpus_per_worker: float,

@@ -1,7 +1,7 @@
 """`halluscope models ...` commands (a typer sub-app the main CLI mounts as "models").
 
 >>> sorted(c.name for c in app.registered_commands)
-['check-alignment', 'make-tiny']
+['check-alignment', 'make-tiny', 'memory']
 """
 
 from __future__ import annotations
@@ -107,3 +107,47 @@ def check_alignment_command(
                        f"{r['explained_skips']} explained skips, {r['unexplained']} unexplained")
     if any(r["unexplained"] for kinds in report["files"].values() for r in kinds.values()):
         raise typer.Exit(1)
+
+
+@app.command("memory")
+def memory_command(
+    model: str = typer.Option(..., "--model", help="Model folder or hub id (only its config.json "
+                                                   "is read; no weights are loaded)."),
+    dtype: str = typer.Option("bfloat16", "--dtype", help="bfloat16, float16 or float32"),
+    batch_size: int = typer.Option(8, "--batch-size", help="sequences per forward"),
+    image_tokens: int = typer.Option(576, "--image-tokens",
+                                     help="image tokens per sequence (LLaVA-1.5: 576; Qwen2.5-VL "
+                                          "on a 640x480 COCO image: 391; Gemma 3: 256)"),
+    prompt_tokens: int = typer.Option(64, "--prompt-tokens", help="prompt and template tokens"),
+    new_tokens: int = typer.Option(512, "--new-tokens",
+                                   help="caption tokens (generated, or teacher-forced by signals)"),
+    probe_new_tokens: int = typer.Option(128, "--probe-new-tokens",
+                                         help="prism probe's answer cap (the paper's: 128)"),
+) -> None:
+    """Estimate the GPU memory of caption, signals and prism probe for a model, from its config
+    (parameters counted exactly on the meta device; the rest is arithmetic, an estimate)."""
+    with user_errors():
+        from transformers import AutoConfig
+
+        from halluscope.models.memory import GIB, count_parameters, estimate_memory
+
+        try:
+            config = AutoConfig.from_pretrained(model)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read the config of {model!r}: {exc}") from None
+        parameters = count_parameters(config)
+        try:
+            rows = [estimate_memory(config, command=command, dtype=dtype, batch_size=batch_size,
+                                    image_tokens=image_tokens, prompt_tokens=prompt_tokens,
+                                    new_tokens=probe_new_tokens if command == "probe"
+                                    else new_tokens, parameters=parameters)
+                    for command in ("caption", "signals", "probe")]
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    typer.echo(f"{model}: {parameters / 1e9:.2f} B parameters, {dtype}, batch {batch_size}, "
+               f"{rows[0].sequence_tokens} tokens per caption sequence (estimates, GiB)")
+    typer.echo("command   weights  kv_cache  logits  activations  logit_lens  total")
+    for r in rows:
+        typer.echo(f"{r.command:<9} {r.weights / GIB:>7.2f}  {r.kv_cache / GIB:>8.2f}  "
+                   f"{r.logits / GIB:>6.2f}  {r.activations / GIB:>11.2f}  "
+                   f"{r.logit_lens / GIB:>10.2f}  {r.total / GIB:>5.2f}")

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from halluscope.cli.common import (BACKEND, EXECUTOR, GPUS_PER_WORKER, NUM_SHARDS, RAY_ADDRESS,
-                                   SHARD, WORKERS, executor_options, user_errors)
+from halluscope.cli.common import (BACKEND, DEVICE, EXECUTOR, FORCE_NEW, GPUS_PER_WORKER,
+                                   NUM_SHARDS, RAY_ADDRESS, SHARD, WORKERS, executor_options,
+                                   announce_device, pick_device, user_errors)
 
 if TYPE_CHECKING:
     from halluscope.prism.probes import ProbeConfig
@@ -169,7 +170,6 @@ CLOSED = typer.Option("score", "--closed", help="Closed answers: score (the opti
                       "every generated token with the EOS).")
 NAME = typer.Option(None, "--name", help="Model name in the output path (default: the model "
                                          "folder's name).")
-DEVICE = typer.Option("cpu", "--device")
 DTYPE = typer.Option("auto", "--dtype")
 
 
@@ -199,7 +199,10 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
           device: str = DEVICE, dtype: str = DTYPE, executor: str = EXECUTOR,
           workers: int = WORKERS, gpus_per_worker: float = GPUS_PER_WORKER,
           ray_address: str = RAY_ADDRESS, num_shards: int = NUM_SHARDS,
-          shard: int = SHARD, backend: str = BACKEND, closed: str = CLOSED) -> None:
+          shard: int = SHARD, backend: str = BACKEND, closed: str = CLOSED,
+          force_new: bool = FORCE_NEW, allow_outside_images: bool = typer.Option(
+              False, "--allow-outside-images",
+              help="Read images outside --images ('..', absolute paths elsewhere, symlinks out).")) -> None:
     """Run the HalluPrism probes on a dataset; rows appended to <out>/<model>/<dataset>.jsonl
     (resumable: items already written are skipped; shards of a job array write under
     <model>/.shards/, gathered by the same command without --num-shards). With --backend vllm
@@ -216,23 +219,63 @@ def probe(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = DAT
                                         num_shards, shard)
         ds = load_dataset(dataset.value, data, images)
         items = ds.items[:limit] if limit else ds.items
+        unusable = _screen(ds, items, images, allow_outside_images)
         model_name = name or Path(str(model).rstrip("/")).name
         target = out / model_name / f"{dataset.value}.jsonl"
+        device, requested = pick_device(device, gpus_per_worker), device
         spec = ModelSpec(str(model), dtype=dtype, device=device)
         spec.check()
-        result = probe_into(target, spec, items, config, model_name, run_on, part,
-                            skipped_row=skipped_row, missing=set(ds.missing_images),
-                            generator=_generator(backend, model, device, dtype))
+        from halluscope.runs.run_dir import FileRun, open_run_dir
+
+        run = _run_fingerprint("prism probe", model, config, dtype, device, ds.items,
+                               dataset=dataset.value, name=model_name, backend=backend)
+        with open_run_dir(FileRun(target), run, force_new=force_new, writer=part.writer):
+            announce_device(device, requested, run_on.kind)
+            result = probe_into(target, spec, items, config, model_name, run_on, part,
+                                skipped_row=skipped_row,
+                                missing=set(ds.missing_images) | set(unusable),
+                                generator=_generator(backend, model, device, dtype))
     stats = result["stats"]
     typer.echo(f"{model_name}/{dataset.value}: items={len(items)} probed={result['probed']} "
                f"already_done={result['already_done']} "
                f"missing_images={result['missing_images']} "
+               f"(unreadable or outside --images: {len(unusable)}) "
                f"no_relation_swap={stats.n_no_relation_swap} unparsed={stats.unparsed or 0}"
                + (f" shard={shard}/{num_shards} ({result['shard_items']} items)"
                   if num_shards > 1 else "")
                + (f" gathered={result['gathered_from_shards']}"
                   if result["gathered_from_shards"] else ""))
     typer.echo(f"-> {result['path']}")
+
+
+def _screen(ds, items, images: Path | None, allow_outside: bool) -> dict[str, str]:
+    """Items of `items` whose image is outside --images or undecodable: printed, then skipped
+    and counted like missing ones (`prism.screening`)."""
+    from dataclasses import replace
+
+    from halluscope.prism.screening import screen_images
+
+    unusable = screen_images(replace(ds, items=list(items)), images, allow_outside)
+    for item_id, reason in unusable.items():
+        typer.echo(f"skipped item {item_id}: {reason}", err=True)
+    return unusable
+
+
+def _run_fingerprint(command: str, model: Path, config: ProbeConfig, dtype: str, device: str,
+                     items: list, **settings: object) -> dict:
+    """What makes a probe or entanglement run (`runs.run_dir`): the probe settings, the model,
+    each item as loaded and its image's name and size."""
+    from dataclasses import asdict
+
+    from halluscope.generation.backends import dtype_name
+    from halluscope.runs.run_dir import digest_rows, fingerprint, image_entry
+
+    settings = {**asdict(config), **settings, "dtype": dtype_name(dtype),
+                "device": device.split(":")[0]}
+    settings.pop("batch_size", None)  # the rows do not depend on it
+    return fingerprint(command, model, settings, {
+        "items": digest_rows(asdict(it) for it in items),
+        "images": digest_rows(image_entry(it.image) for it in items)})
 
 
 def _generator(backend: str, model: Path, device: str, dtype: str):
@@ -296,8 +339,10 @@ def intervene(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path =
         present = [it for it in ds.items if it.item_id not in missing]
         routed, left_out = route_population(present[:limit] if limit else present,
                                             probe_file, policy)
+        device, requested = pick_device(device, gpus_per_worker), device
         spec = ModelSpec(str(model), dtype=dtype, device=device)
         spec.check()
+        announce_device(device, requested, run_on.kind)
         result = intervene_into(out / model_name / f"{dataset.value}.jsonl", spec, routed,
                                 config, model_name, run_on, part,
                                 _generator(backend, model, device, dtype))
@@ -326,7 +371,10 @@ def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = 
              name: str = NAME, device: str = DEVICE, dtype: str = DTYPE,
              executor: str = EXECUTOR, workers: int = WORKERS,
              gpus_per_worker: float = GPUS_PER_WORKER,
-             ray_address: str = RAY_ADDRESS) -> None:
+             ray_address: str = RAY_ADDRESS, force_new: bool = FORCE_NEW,
+             allow_outside_images: bool = typer.Option(
+                 False, "--allow-outside-images",
+                 help="Read images outside --images ('..', absolute paths elsewhere, symlinks out).")) -> None:
     """Interventional entanglement on real inputs: probe items clean and visual-, language- and
     alignment-ruined, then the signed (dV, dL, dA) and diagonal-dominance checks (Tables 15-19)."""
     from halluscope.errors import InputError
@@ -342,7 +390,8 @@ def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = 
             raise typer.BadParameter(f"--conditions must come from {', '.join(CONDITIONS)}, "
                                      f"got {conditions!r}")
         ds = load_dataset(dataset.value, data, images)
-        present = ds.present()
+        unusable = _screen(ds, ds.present(), images, allow_outside_images)
+        present = [it for it in ds.present() if it.item_id not in unusable]
         items = present[:limit] if limit else present
         if not items:
             raise InputError(f"no item has its image under {images}", path=data)
@@ -350,11 +399,21 @@ def entangle(model: Path = MODEL, dataset: ProbeDataset = DATASET, data: Path = 
         from halluscope.models.spec import ModelSpec
 
         run_on, _ = executor_options(executor, workers, gpus_per_worker, ray_address, 1, 0)
+        device, requested = pick_device(device, gpus_per_worker), device
         spec = ModelSpec(str(model), dtype=dtype, device=device)
         spec.check()
-        result = probe_entanglement(spec, items, [load_image(it.image) for it in items],
-                                    config, model_name, seed, wanted, run_on)
-        paths = write_entanglement(out, result)
+        from halluscope.runs.run_dir import DirectoryRun, open_run_dir
+
+        # The output is rewritten whole, for exactly these items: they (after --limit) are
+        # the input. Another model name or dataset would add files beside this run's.
+        run = _run_fingerprint("prism entangle", model, config, dtype, device, items,
+                               dataset=dataset.value, name=model_name, seed=seed,
+                               conditions=wanted)
+        with open_run_dir(DirectoryRun(out), run, force_new=force_new):
+            announce_device(device, requested, run_on.kind)
+            result = probe_entanglement(spec, items, [load_image(it.image) for it in items],
+                                        config, model_name, seed, wanted, run_on)
+            paths = write_entanglement(out, result)
     methods: dict[str, int] = {}
     for rows in result["ruined"].values():
         for row in rows:

@@ -20,6 +20,11 @@ from halluscope.errors import InputError
 from halluscope.io.jsonl import SkipLog, read_jsonl
 
 
+# Longer "captions" are documents: the mention extractor's parser needs memory and time in
+# proportion, and no captioning model writes one.
+MAX_CAPTION_CHARS = 20_000
+
+
 @dataclass(frozen=True)
 class CaptionRecord:
     index: int
@@ -50,14 +55,26 @@ def read_captions(path: str | Path, skip_bad: bool = False, skips: SkipLog | Non
     number in the file, so it identifies the caption whatever was skipped.
     """
     records: list[CaptionRecord] = []
+    first_line: dict[str, int] = {}
+    lines = 0
     for line, obj in read_jsonl(path, skip_bad=skip_bad, skips=skips):
+        lines += 1
         try:
-            records.append(_validate(obj, path, line, caption_field, allow_empty))
+            record = _validate(obj, path, line, caption_field, allow_empty)
+            # One caption per image: a second one would be counted twice in every rate, and
+            # `image_id` is the key outputs are joined on.
+            seen = first_line.setdefault(str(record.image_id), line)
+            if seen != line:
+                raise InputError(f"duplicate image_id {record.image_id!r} (first on line {seen})",
+                                 path=path, line=line)
+            records.append(record)
         except InputError as exc:
             if not skip_bad:
                 raise
             if skips is not None:
                 skips.add(path, line, exc.message)
+    if not records and not lines and (skips is None or not skips.count):
+        raise InputError("no captions in the file (it is empty)", path=path)
     return records
 
 
@@ -75,5 +92,11 @@ def _validate(obj: dict[str, Any], path: str | Path, line: int, caption_field: s
         raise InputError(f"field {caption_field!r} must be a string", path=path, line=line)
     if not caption.strip() and not allow_empty:
         raise InputError("caption is empty", path=path, line=line)
+    if len(caption) > MAX_CAPTION_CHARS:
+        raise InputError(f"caption is {len(caption):,} characters long; the limit is "
+                         f"{MAX_CAPTION_CHARS:,} (an image caption is a few hundred)",
+                         path=path, line=line)
+    if "\x00" in caption:
+        raise InputError("caption contains a NUL character", path=path, line=line)
     extra = {k: v for k, v in obj.items() if k not in ("image_id", caption_field)}
     return CaptionRecord(line - 1, line, image_id, caption, extra)

@@ -56,6 +56,9 @@ def presence_from_coco_instances(data: Mapping[str, Any], source: str) -> Presen
         objects: dict[int | str, set[str]] = {normalise_image_id(i["id"]): set()
                                                for i in data["images"]}
         for position, ann in enumerate(data["annotations"]):
+            for key in ("image_id", "category_id"):
+                if not isinstance(ann, dict) or key not in ann:
+                    raise InputError(f"annotation {position} has no {key!r}", path=source)
             image_id = normalise_image_id(ann["image_id"])
             if ann["category_id"] not in names:
                 raise InputError(f"annotation {position} has unknown category_id "
@@ -80,12 +83,45 @@ def presence_from_object_lists(data: Mapping[str, Any], source: str) -> Presence
     return Presence(objects, source)
 
 
-def load_presence(path: str | Path) -> Presence:
-    """Load presence from a COCO instances JSON or an `{image_id: [categories]}` JSON."""
+# Any of these keys marks a COCO instances file (a missing one is then named in the error);
+# no image id of an `{image_id: [categories]}` file is spelt like them.
+_COCO_KEYS = frozenset({"images", "annotations", "categories"})
+
+
+def check_categories(presence: Presence, known: Iterable[str]) -> None:
+    """Every category named in `presence` must be one of `known` (the vocabulary's): a
+    misspelt or differently cased name would never match a mention, silently turning every
+    mention of it into a hallucination.
+
+    >>> check_categories(Presence({1: frozenset({"dog"})}, "gt.json"), ["dog", "couch"])
+    >>> check_categories(Presence({1: frozenset({"Dog", "sofa"})}, "gt.json"), ["dog", "couch"])
+    Traceback (most recent call last):
+    ...
+    halluscope.errors.InputError: gt.json: 2 category names are not in the vocabulary: 'Dog', 'sofa' (names are the vocabulary's category names, e.g. 'couch', 'dog')
+    """
+    known = set(known)
+    unknown = sorted({c for categories in presence.objects.values() for c in categories} - known)
+    if unknown:
+        shown = ", ".join(repr(c) for c in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        examples = ", ".join(repr(c) for c in sorted(known)[:2])
+        raise InputError(f"{len(unknown)} category name{'s are' if len(unknown) > 1 else ' is'} "
+                         f"not in the vocabulary: {shown} (names are the vocabulary's category "
+                         f"names, e.g. {examples})", path=presence.source)
+
+
+def load_presence(path: str | Path, categories: Iterable[str] | None = None) -> Presence:
+    """Load presence from a COCO instances JSON or an `{image_id: [categories]}` JSON.
+
+    With `categories` (the vocabulary's), the names of an `{image_id: [categories]}` file are
+    checked against them (`check_categories`); a COCO file's names come from its own list.
+    """
     data = read_json(path)
-    if isinstance(data, dict) and "annotations" in data:
+    if isinstance(data, dict) and not _COCO_KEYS.isdisjoint(data):
         return presence_from_coco_instances(data, str(path))
     if isinstance(data, dict):
-        return presence_from_object_lists(data, str(path))
+        presence = presence_from_object_lists(data, str(path))
+        if categories is not None:
+            check_categories(presence, categories)
+        return presence
     raise InputError("annotations must be a COCO instances JSON or {image_id: [categories]}",
                      path=path)

@@ -18,6 +18,8 @@ from typing import Callable
 # The real-tower model of the demo (and of the tests): a small random CLIP at 56 px (16 image
 # tokens) keeps every forward of the 30-layer SmolLM2 tower well under a second.
 REAL_TOWER_SIZES = {"hidden": 32, "heads": 4, "image_size": 56}
+#: Mentions shown in the printed signals table (the store has all of them; the table says so).
+SHOWN_SIGNAL_ROWS = 30
 
 
 def demo_model_dir(out: str | Path, text_model: str | None = None) -> Path:
@@ -42,7 +44,7 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     from halluscope.demo.images import write_demo_images
     from halluscope.generation.captioning import caption_images, export_captions
     from halluscope.models import load_adapter, make_tiny
-    from halluscope.report.markdown import markdown_table
+    from halluscope.report.markdown import fixed, markdown_table
     from halluscope.signals.extract import extract_signals
     from halluscope.text.usage import get_judge
     from halluscope.text.mentions import extract_mentions
@@ -68,8 +70,11 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     echo(f"## {title} captioned {len(items)} generated images\n\n{caption_summary.line()}; "
          f"captions in {out / 'captioning'}/captions.jsonl\n")
     if text_model is not None:
-        exported = (out / "captioning" / "captions.jsonl").read_text(encoding="utf-8")
-        for line in exported.splitlines()[:3]:
+        exported = (out / "captioning" / "captions.jsonl").read_text(encoding="utf-8").splitlines()
+        echo(f"The first {min(3, len(exported))} of {len(exported)} captions. They are noise: "
+             "fluent English from the real language tower, but the vision tower is random, so "
+             "they say nothing about the images (not analysed below):\n")
+        for line in exported[:3]:
             echo(f"> {json.loads(line)['caption'].strip()}\n")
 
     captions = [{"image_id": DEMO_IMAGES[index - 1][0], "image": path.name,
@@ -85,9 +90,13 @@ def run_model_demo(out: str | Path, echo: Callable[[str], None] = print, images:
     usage = {(ci, mi): label.usage for ci, per in enumerate(judged) for mi, label in enumerate(per)}
     table = [[r["caption_index"], r["word"], usage.get((r["caption_index"], r["mention_index"]), ""),
               r["token_index"], f"{sum(r['image_attention'][len(r['image_attention']) // 2]) / len(r['image_attention'][0]):.3f}",
-              f"{r['nll']:.2f}", f"{r['entropy']:.2f}", f"{r['glsim_score']:.3f}"]
-             for r in rows[:30]]
+              f"{r['nll']:.2f}", f"{r['entropy']:.2f}", fixed(r["glsim_score"])]
+             for r in rows[:SHOWN_SIGNAL_ROWS]]
+    shown = (f"first {len(table)} of {len(rows)} mentions; all in {out / 'signals'}"
+             if len(table) < len(rows) else f"all {len(rows)} mentions")
     echo("## Signals from one teacher-forced pass per caption\n\n"
+         + f"({shown}; the embedded captions, written by people, teacher-forced through the "
+           "demo model)\n\n"
          + markdown_table(["caption", "mention", "usage", "token", "image attention (mid layer)",
                            "NLL", "entropy", "GLSim"], table)
          + f"\n\n{signal_summary['mentions_written']} mentions from {signal_summary['processed']} "

@@ -9,7 +9,9 @@ LLaVA-1.5 captions generated images, signals are extracted and the NAME-Bench pr
 `demo.model_demo`) and `prism/` (HalluPrism on the same model and images: VSR- and POPE-style
 items the project writes from what the images show, the probes, profile, abstention,
 interventions routed on normalised dominance, entanglement and the HTML/Markdown report:
-`demo.prism_demo`). Nothing there reads the network or ../shared.
+`demo.prism_demo`), then `README.md` (what each output is, `demo.outputs`) and a last line
+naming the file to open first. With `--data-root`, one report per caption set and
+`comparison.md` (the printed comparison table). Nothing there reads the network or ../shared.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from halluscope.errors import InputError
-from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic
+from halluscope.io.atomic import write_json_atomic, write_jsonl_atomic, write_text_atomic
 
 
 def run_demo(out: str | Path, data_root: str | Path | None = None,
@@ -48,7 +50,8 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
         summary = usage_report_job(captions, annotations, out / "report", judge)
         echo(usage_summary_markdown(summary))
         echo(_mentions_not_claimed(out / "report" / "mentions.parquet", captions))
-        echo(f"inputs in {out / 'inputs'}, report in {out / 'report'}")
+        echo(f"inputs in {out / 'inputs'}, report in {out / 'report'} (open "
+             f"{out / 'report' / 'report.html'})")
         result = {"demo": summary}
         if model:
             from halluscope.demo.model_demo import run_model_demo
@@ -61,6 +64,10 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
             # The model folder and images model_demo just wrote: nothing is built twice.
             result["prism"] = run_prism_demo(out / "prism", echo, result["model"]["model_dir"],
                                              out / "model" / "images")
+        from halluscope.demo.outputs import OPEN_FIRST, readme_text
+
+        write_text_atomic(out / "README.md", readme_text(model))
+        echo(f"What each output is: {out / 'README.md'}\nOpen first: {out / OPEN_FIRST}")
         return result
 
     root = Path(data_root)
@@ -85,10 +92,15 @@ def run_demo(out: str | Path, data_root: str | Path | None = None,
                      _pct(summary["usage_aware"]["hallucination_rate"]["value"]),
                      _pct(summary["natural_rates"]["non_assertive_share"]["value"]),
                      _pct((chair.get("non_assertive_share_of_hallucinated") or {}).get("value"))])
-    echo(markdown_table(["captions", "n", "mentions", "CHAIRi", "CHAIRs", "usage-agnostic rate",
-                         "usage-aware rate", "non-assertive share",
-                         "CHAIR-hallucinated that are non-assertive"], rows))
-    echo(f"per-set reports in {out}/<set>/")
+    comparison = markdown_table(["captions", "n", "mentions", "CHAIRi", "CHAIRs",
+                                 "usage-agnostic rate", "usage-aware rate", "non-assertive share",
+                                 "CHAIR-hallucinated that are non-assertive"], rows)
+    echo(comparison)
+    write_text_atomic(out / "comparison.md", "# Caption sets compared\n\n"
+                      f"Data root: {root}; judge: offline; presence: CHAIR's ground truth.\n\n"
+                      + comparison + "\n")
+    echo(f"comparison saved to {out / 'comparison.md'}; per-set reports (open "
+         f"<set>/report.html) in {out}/<set>/")
     return summaries
 
 

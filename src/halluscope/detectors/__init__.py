@@ -27,7 +27,7 @@ from halluscope.registry import Registry
 # One entry per detector: its class (imported only when built, so sklearn / torch stay unloaded
 # until then), the feature columns it reads (the names `halluscope.signals` writes; `FEATURE_SHAPES`
 # in `base` gives their shapes) and its group: training-free or trained (the paper's twelve),
-# reference (HALP) or baseline (position).
+# reference (HALP), baseline (position) or mention (perturbation signatures, below).
 DETECTORS = Registry("detector")
 _FREE, _PROBES, _MLP = ("halluscope.detectors.training_free", "halluscope.detectors.probes",
                         "halluscope.detectors.mlp")
@@ -53,6 +53,25 @@ DETECTORS.add("text_only", f"{_PROBES}:HiddenStateProbe", columns=("text_hidden_
 DETECTORS.add("dhcp", f"{_MLP}:DHCP", columns=("dhcp_attention",), group="trained")
 DETECTORS.add("halp", f"{_MLP}:HALP", columns=("halp_hidden",), group="reference")
 
+# Mention-level perturbation signatures (`signals --perturbations`): not among the paper's twelve.
+# The full vector is what `signals --perturbations blank,blur,crop,dark,noise` writes
+# (`signals.perturbations.coordinate_columns`; a test checks the two agree).
+_MENTION = "halluscope.detectors.mention"
+_SIGNATURE = ("mention_v", "mention_v_dlogp", "mention_v_flip", "mention_l_conf",
+              "mention_l_persist", "mention_l_match", "mention_l_stable", "mention_l_logratio")
+MENTION_VECTOR: tuple[str, ...] = tuple(
+    f"mention_{kind}_{condition}"
+    for condition in ("clean", "blur", "crop", "dark", "noise", "blank")
+    for kind in ("logprob", "rank")) + tuple(c + w for c in _SIGNATURE for w in ("", "_w4"))
+DETECTORS.add("mention_v", f"{_MENTION}:MentionV", columns=("mention_v_dlogp",),
+              group="mention", trained=False)
+DETECTORS.add("mention_l", f"{_MENTION}:MentionL", columns=("mention_l_logratio",),
+              group="mention", trained=False)
+DETECTORS.add("mention_vl", f"{_MENTION}:MentionVL",
+              columns=("mention_v_dlogp", "mention_l_logratio"), group="mention", trained=False)
+DETECTORS.add("mention_probe", f"{_MENTION}:MentionProbe", columns=MENTION_VECTOR,
+              group="mention", trained=True)
+
 # Views of the registry, for the code that asks these questions often.
 DETECTOR_COLUMNS: dict[str, tuple[str, ...]] = {
     e.name: e.metadata["columns"] for e in DETECTORS.entries()}
@@ -61,6 +80,9 @@ TRAINED: tuple[str, ...] = tuple(DETECTORS.select(group="trained"))
 # The paper's twelve detectors; HALP (reference) and position (baseline) are reported beside them.
 TWELVE: tuple[str, ...] = TRAINING_FREE + TRAINED
 REFERENCE: tuple[str, ...] = ("halp", "position")
+MENTION: tuple[str, ...] = tuple(DETECTORS.select(group="mention"))
+# Fitted again at every mixing budget: the paper's trained detectors and the mention probe.
+MIXED: tuple[str, ...] = TRAINED + tuple(DETECTORS.select(group="mention", trained=True))
 
 
 def get_detector(name: str, **options: Any) -> Any:

@@ -41,6 +41,10 @@ FEATURE_SHAPES: dict[str, str] = {
     "nll": "(): -log p(object token)",
     "entropy": "(): next-token entropy at the generation step (nats)",
     "caption_token_index": "(): position of the object token in the caption (tokens)",
+    "mention_v_dlogp": "(): mean |delta log p(object)| over the visual perturbations (signals "
+                       "--perturbations blur,crop,dark,noise)",
+    "mention_l_logratio": "(): log p(object | blank image) - log p(object | image) (signals "
+                          "--perturbations blank)",
 }
 
 

@@ -10,7 +10,9 @@
 True
 
 Both use Adam (learning rate 1e-3; torch's fused implementation) and binary cross-entropy on
-one logit; the score is the sigmoid of that logit.
+one logit; the score is that logit (float64), not its sigmoid: the sigmoid is monotone, so the
+ranking and the calibrated flags are the same, but in float32 it rounds every logit above about
+17 to exactly 1.0, and confident hallucinations would then tie at the threshold.
 - DHCP: input = attention to the 6x6-pooled image grid of every layer and head, flattened
   (L*H*36); standardised with fit-set mean and standard deviation; MLP 512-128 with ReLU;
   100 epochs of batches of 1024 drawn by class-balanced sampling (each epoch draws n mentions
@@ -22,7 +24,8 @@ one logit; the score is the sigmoid of that logit.
   only); plain shuffling, since Table 8 gives no class balancing for HALP.
 Precision: `precision="fp32"` (default) trains and scores in float32. `precision="bf16"` is
 mixed precision: the standardised inputs are stored in bfloat16 and every Linear runs under
-`torch.autocast` in bfloat16 (weights, Adam state and the loss stay float32). On CPUs with AMX
+`torch.autocast` in bfloat16 (weights, Adam state and the loss stay float32; when scoring, the
+output layer runs in float32 so that logits do not tie on bfloat16's 8-bit mantissa). On CPUs with AMX
 (Sapphire Rapids and later) this is about 2.5x faster for DHCP's 36,864-wide first layer and halves
 its input memory; on GPUs it is the usual mixed-precision training. Scores differ from float32 by
 bfloat16 rounding (about 3 significant digits), so results are comparable only within one precision.
@@ -175,11 +178,15 @@ class _MLPDetector:
             raise ConfigError(f"detector {self.name!r} is not fitted; call fit first")
         x = self._prepare(features)
         out = []
-        with torch.no_grad(), _autocast(torch, self.device, self.precision):
+        body, head = self._net[:-1], self._net[-1]
+        with torch.no_grad():
             for start in range(0, len(x), batch_size):
                 chunk = torch.from_numpy(np.ascontiguousarray(x[start:start + batch_size]))
-                logits = self._net(chunk.to(self.device)).squeeze(1).float()
-                out.append(torch.sigmoid(logits).cpu())
+                with _autocast(torch, self.device, self.precision):
+                    hidden = body(chunk.to(self.device))
+                # The logit itself, its last layer in float32 even under bf16 (a bf16 logit
+                # keeps 8 bits and would tie); a float32 sigmoid saturates to 1.0 above ~17.
+                out.append(head(hidden.float()).squeeze(1).cpu())
         return torch.cat(out).double().numpy() if out else np.zeros(0)
 
     def __repr__(self) -> str:

@@ -37,6 +37,15 @@ class SVAR(TrainingFree):
 
     `layers` (0-based attention layers) defaults to 5..18 of 32 scaled to the model's depth
     (`scaled_layers`), e.g. 4..16 for a 28-layer model and 6..20 for a 36-layer one.
+
+    Reading of the paper's "layers 5-18 of 32" (Table 8, Appendix B): as 0-based indices, both
+    ends included, i.e. 14 layers, the 6th to the 19th counted from 1; the layer indices of
+    `output_attentions` and of SVAR's code base start at 0. The 1-based reading (indices 4..17 on
+    a 32-layer model) is `layers=range(4, 18)`, on the command line
+    `--detector-option svar.layers=4,5,6,7,8,9,10,11,12,13,14,15,16,17`.
+
+    >>> scaled_layers(5, 18, 32, 32) == tuple(range(5, 19))
+    True
     """
 
     def __init__(self, name: str = "svar", columns: Sequence[str] = ("image_attention",),

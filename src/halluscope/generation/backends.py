@@ -94,6 +94,19 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def resolve_device(device: str | None, gpus_per_worker: float = 0.0) -> str:
+    """The one device rule of every model command: `auto` (or None) is cuda when this process
+    sees a CUDA device, or when Ray actors are given GPUs (`gpus_per_worker` > 0), else cpu;
+    any other value is kept as given.
+
+    >>> resolve_device("cpu"), resolve_device("cuda:1"), resolve_device("auto", 1.0)
+    ('cpu', 'cuda:1', 'cuda')
+    """
+    if device is None or device == "auto":
+        return "cuda" if gpus_per_worker > 0 else default_device()
+    return device
+
+
 def finish_reason(token_ids: Sequence[int], eos_ids: set[int]) -> str:
     """"eos" when the last token ends the answer, else "length" (max_new_tokens reached)."""
     return "eos" if token_ids and token_ids[-1] in eos_ids else "length"

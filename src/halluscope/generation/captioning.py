@@ -338,6 +338,7 @@ class ExportCounts:
     captions: int
     errors: int  # error rows (no caption)
     empty: int  # captions with no text (`halluscope label` rejects empty captions)
+    failed: tuple[tuple[Any, str], ...] = ()  # (image_id, error message) of every error row
 
 
 def open_run(out_dir: str | Path) -> RunStore:
@@ -358,4 +359,6 @@ def export_captions(out_dir: str | Path, path: str | Path | None = None) -> Expo
     errors = sum(1 for r in rows if r["error"] is not None)
     write_jsonl_atomic(Path(path) if path is not None else Path(out_dir) / CAPTIONS_FILE, lines)
     return ExportCounts(captions=len(lines), errors=errors,
-                        empty=len(rows) - errors - len(lines))
+                        empty=len(rows) - errors - len(lines),
+                        failed=tuple((r["image_id"], r["error"]) for r in rows
+                                     if r["error"] is not None))

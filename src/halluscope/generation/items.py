@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from halluscope.data.captions import normalise_image_id
 from halluscope.errors import InputError
 from halluscope.io.jsonl import read_jsonl
+from halluscope.io.paths import check_inside_root
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -59,9 +60,10 @@ def image_id_from_stem(stem: str) -> int | str:
     return normalise_image_id(stem)
 
 
-def items_from_folder(folder: str | Path) -> list[CaptionItem]:
+def items_from_folder(folder: str | Path, allow_outside: bool = False) -> list[CaptionItem]:
     """Every image file directly in `folder` (by suffix), id from the stem, in natural name
-    order ("2.jpg" before "10.jpg")."""
+    order ("2.jpg" before "10.jpg"). A symlink that leads out of `folder` is an error unless
+    `allow_outside`."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError("images folder not found", path=folder)
@@ -74,6 +76,7 @@ def items_from_folder(folder: str | Path) -> list[CaptionItem]:
     items: list[CaptionItem] = []
     seen: dict[str, Path] = {}
     for path in files:
+        check_inside_root(path, folder, source=path, allow_outside=allow_outside)
         image_id = image_id_from_stem(path.stem)
         if str(image_id) in seen:
             raise InputError(f"image id {image_id!r} also comes from {seen[str(image_id)].name}; "
@@ -92,10 +95,13 @@ def _natural(name: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(t)) if t.isdigit() else (1, t) for t in re.split(r"(\d+)", name) if t)
 
 
-def items_from_jsonl(path: str | Path, images_dir: str | Path | None = None) -> list[CaptionItem]:
+def items_from_jsonl(path: str | Path, images_dir: str | Path | None = None,
+                     allow_outside: bool = False) -> list[CaptionItem]:
     """Items of a JSON-lines file `{"image_id": ..., "image": "path"}`.
 
-    Relative image paths are taken from `images_dir` when given, else from the file's folder.
+    Relative image paths are taken from `images_dir` when given, else from the file's folder;
+    that folder is the image root: a path leading out of it (`..`, an absolute path elsewhere,
+    a symlink) is an error naming the line, unless `allow_outside`.
     """
     path = Path(path)
     base = Path(images_dir) if images_dir is not None else path.parent
@@ -117,8 +123,9 @@ def items_from_jsonl(path: str | Path, images_dir: str | Path | None = None) -> 
                              f"{seen[str(image_id)]})", path=path, line=line)
         seen[str(image_id)] = line
         image_path = Path(image)
-        items.append(CaptionItem(image_id, str(image_path if image_path.is_absolute()
-                                               else base / image_path)))
+        image_path = image_path if image_path.is_absolute() else base / image_path
+        check_inside_root(image_path, base, source=path, line=line, allow_outside=allow_outside)
+        items.append(CaptionItem(image_id, str(image_path)))
     if not items:
         raise InputError("no items in the file", path=path)
     return _uniform_ids(items)

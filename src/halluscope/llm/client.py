@@ -25,6 +25,7 @@ import hashlib
 import os
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,6 +89,9 @@ class LLMClient:
                  max_tokens: int | None = None, prompt_version: str = ""):
         if max_tokens is not None and max_tokens < 1:
             raise ConfigError("LLM judge: max_tokens must be at least 1")
+        if not timeout or timeout <= 0:
+            raise ConfigError(f"LLM judge: the request timeout must be positive, not {timeout}")
+        check_base_url(base_url)
         self.base_url = base_url
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -231,6 +235,13 @@ class LLMClient:
             raise _Transient("connection", str(error)) from error
         except openai.APIStatusError as error:
             raise self._status_error(model, error) from error
+        except (ValueError, openai.APIResponseValidationError) as error:
+            # HTTP 200 whose body is not JSON (or not UTF-8): a proxy's error page, a cut reply.
+            raise _Transient("invalid_response", "the HTTP 200 body is not a JSON chat "
+                             f"completion ({type(error).__name__})") from error
+        if not hasattr(response, "choices"):  # a non-JSON content type comes back as text
+            raise _Transient("invalid_response", "the HTTP 200 body is not a JSON chat "
+                             f"completion: starts {short_text(str(response), 60)!r}")
         usage = getattr(response, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -279,6 +290,29 @@ def api_key_from_env(api_key_env: str | None) -> str:
             return value
     raise ConfigError(f"LLM judge: no API key: set {api_key_env} (or {FALLBACK_KEY_ENV}), or "
                       f"pass --llm-api-key-env none (api_key_env=None) for a local endpoint that needs none")
+
+
+def check_base_url(base_url: str | None) -> None:
+    """A configuration error, at once, for an endpoint that is not an http(s) URL (rather than
+    retrying it as a network error).
+
+    >>> check_base_url("http://127.0.0.1:8000/v1")
+    >>> check_base_url("not a url")
+    Traceback (most recent call last):
+    ...
+    halluscope.errors.ConfigError: LLM judge: --llm-base-url 'not a url' is not an http(s) URL (e.g. http://127.0.0.1:8000/v1)
+    """
+    if base_url is None:
+        return
+    parsed = urllib.parse.urlsplit(base_url.strip())
+    try:
+        parsed.port  # noqa: B018 (raises on a port that is not a number)
+        valid = parsed.scheme in ("http", "https") and bool(parsed.hostname)
+    except ValueError:
+        valid = False
+    if not valid or any(c.isspace() for c in base_url.strip()):
+        raise ConfigError(f"LLM judge: --llm-base-url {base_url!r} is not an http(s) URL "
+                          "(e.g. http://127.0.0.1:8000/v1)")
 
 
 def _retry_after(error: openai.APIStatusError) -> float | None:

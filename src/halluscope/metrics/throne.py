@@ -77,11 +77,14 @@ Judges (both return one `ThroneVotes` per `ThroneQuery`):
   request gives the same answer, so it is sent (or read from the cache) once and counted
   `repeats` times: repeats keep THRONE's nine-vote shape with a single model, distinct `models`
   (like THRONE's three Flan-T5 sizes) are what add information.
-* `OfflineThroneJudge`: deterministic, no network. An APPROXIMATION of THRONE, not THRONE: a
-  mention counts as claimed present iff halluscope's offline usage judge
-  (`text.usage.offline.OfflineJudge`) labels it existential, and every one of its `votes` votes
-  then says yes (else every vote says no). It never disqualifies; a mention the offline judge
-  cannot place is a failure.
+* `OfflineThroneJudge`: deterministic, no network. A STAND-IN, not THRONE: a mention counts as
+  claimed present iff halluscope's offline usage judge (`text.usage.offline.OfflineJudge`)
+  labels it existential, and every one of its `votes` votes then says yes (else every vote says
+  no). Its votes come from the usage judge itself, so it measures nothing about THRONE; it is
+  never a default, and its `warning` goes into Table 3's output. It never disqualifies; a
+  mention the offline judge cannot place is a failure.
+* `bench.throne_hf.HFThroneJudge` (outside `metrics/`, which never imports transformers): local
+  seq2seq models such as THRONE's Flan-T5 judges, as the paper runs THRONE.
 
 A query with any failed vote gets the verdict "failed" under both rules (a partial vote would
 make "unanimous" easier to reach); `bench.tables.table3` reports failures apart from verdicts.
@@ -415,6 +418,9 @@ class OfflineThroneJudge:
 
     name = "offline"
     prompt_set = None  # asks no questions
+    warning = ("offline THRONE stand-in: its votes are halluscope's offline usage judge "
+               "(existential = present), not THRONE's judges, so its THRONE columns measure "
+               "nothing about THRONE; use --throne-judge hf (Flan-T5) or llm for THRONE")
 
     def __init__(self, votes: int = 9, nlp: Any = None):
         from halluscope.text.usage.offline import OfflineJudge

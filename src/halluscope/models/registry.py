@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from halluscope.errors import ConfigError
+from halluscope.errors import ConfigError, HalluscopeError
 from halluscope.registry import Registry
 
 # One entry per family: its adapter, and the config.json `model_type` values it reads.
@@ -57,9 +57,13 @@ def read_model_type(path_or_id: str | Path) -> str:
         if not config_file.is_file():
             raise ConfigError(f"{folder} has no config.json; is it a model folder?")
         try:
-            model_type = json.loads(config_file.read_text()).get("model_type")
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{config_file}: not valid JSON ({exc})") from exc
+            config = json.loads(config_file.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise ConfigError(f"{config_file}: not valid JSON ({exc})") from None
+        if not isinstance(config, dict):
+            raise ConfigError(f"{config_file}: expected a JSON object, got "
+                              f"{type(config).__name__}")
+        model_type = config.get("model_type")
     else:
         try:
             from transformers import AutoConfig
@@ -83,4 +87,16 @@ def load_adapter(path_or_id: str | Path, family: str | None = None, **options: A
     device_map, attn_implementation, ...)."""
     if family is None:
         family = family_for_model_type(read_model_type(path_or_id))
-    return adapter_class(family).load(str(path_or_id), **options)
+    adapter = adapter_class(family)
+    from safetensors import SafetensorError
+
+    try:
+        return adapter.load(str(path_or_id), **options)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as exc:
+        if isinstance(exc, HalluscopeError) or not Path(path_or_id).is_dir():
+            raise
+        # A local folder that does not load (weights cut short or missing, a config that does
+        # not fit them): one line naming the folder, not a transformers traceback.
+        detail = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"{path_or_id}: cannot load the model ({type(exc).__name__}: "
+                          f"{detail})") from None

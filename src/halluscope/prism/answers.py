@@ -238,3 +238,32 @@ def score(text: str | None, answer_type: str, gold: str,
         return Scored(pred, True, acc >= 1.0, acc)
     ok = pred == gold.strip().lower()
     return Scored(pred, True, ok, 1.0 if ok else 0.0)
+
+
+# An answer that commits to neither label but says the model is unsure. Checked only when the
+# parser found no label, so "Yes, possibly a dog" stays a yes.
+_HEDGE = re.compile(
+    r"\b(?:might|may|maybe|perhaps|possibly|possible|probably|likely|unlikely|could|"
+    r"appears?|seems?|unsure|uncertain|unclear|not (?:sure|certain|clear)|"
+    r"(?:cannot|can ?not|can't|unable to) (?:be )?(?:sure|certain|tell|determine|say|confirm|"
+    r"answer|see)|hard to (?:tell|say)|difficult to (?:tell|say|determine))\b")
+YES_NO_CLASSES = ("yes", "no", "hedged", "unparsed")
+
+
+def classify_yes_no(text: str | None) -> str:
+    """`yes`, `no`, `hedged` (no label, but the model says it is unsure) or `unparsed`.
+
+    >>> [classify_yes_no(t) for t in ["Yes", " yes", "YES.", "**No**", "no, there is not"]]
+    ['yes', 'yes', 'yes', 'no', 'no']
+    >>> [classify_yes_no(t) for t in ["There might be a dog.", "", "A dog on grass."]]
+    ['hedged', 'unparsed', 'unparsed']
+
+    POPE and HallusionBench count hedges apart instead of reading them as yes (POPE's common
+    parser) or leaving them to an LLM judge (HallusionBench's reference).
+    """
+    label = parse_closed(text)
+    if label is not None:
+        return label
+    if text and _HEDGE.search(" ".join(text.lower().split())):
+        return "hedged"
+    return "unparsed"

@@ -72,12 +72,13 @@ def _num(x: float | None) -> str:
 
 
 def _signed(x: float) -> str:
-    """A signed delta with three decimals (-0.0 shown as +0.000).
+    """A signed delta with three decimals; one that rounds to zero has no sign.
 
-    >>> _signed(-0.0001), _signed(0.25)
-    ('-0.000', '+0.250')
+    >>> _signed(-0.0001), _signed(0.0004), _signed(0.25), _signed(-0.0005001)
+    ('0.000', '0.000', '+0.250', '-0.001')
     """
-    return f"{x:+.3f}"
+    text = f"{x:+.3f}"
+    return text[1:] if float(text) == 0 else text
 
 
 def group_label(correct: bool, family: Any) -> str:
@@ -219,11 +220,12 @@ def risk_coverage_png(settings: Sequence[Mapping[str, Any]]) -> bytes:
     >>> risk_coverage_png([{"model": "m", "dataset": "d", **abstain_rows(rows)}])[:4]
     b'\\x89PNG'
     """
-    from halluscope.report.plots import _png, _pyplot
+    from halluscope.report.plots import MAX_WIDTH_IN, _png, _pyplot
 
     plt = _pyplot()
     nrows, ncols = _grid(len(settings))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.0 * nrows), squeeze=False)
+    panel = min(3.4, MAX_WIDTH_IN / ncols)  # a row of panels fits the page's width
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel * ncols, 3.0 * nrows), squeeze=False)
     for ax in axes.flat[len(settings):]:
         ax.axis("off")
     for ax, s in zip(axes.flat, settings):
@@ -250,17 +252,20 @@ def distributions_png(title: str, groups: Mapping[str, Mapping[str, Sequence[flo
     >>> distributions_png("m/d", groups)[:4]
     b'\\x89PNG'
     """
-    from halluscope.report.plots import _png, _pyplot
+    from halluscope.report.plots import MAX_WIDTH_IN, _png, _pyplot
 
     plt = _pyplot()
     names = list(groups)
-    fig, axes = plt.subplots(1, 3, figsize=(max(7.5, 2.2 * len(names) + 4.5), 3.2))
+    fig, axes = plt.subplots(1, 3, figsize=(min(MAX_WIDTH_IN, max(7.5, 2.2 * len(names) + 4.5)),
+                                            3.6))
     labels = [f"{g}\n(n={len(groups[g]['v'])})" for g in names]
+    rotation = 0 if len(names) <= 2 else 30  # many groups: slanted, so labels do not collide
     for ax, (key, name) in zip(axes, COORD_NAMES):
         ax.boxplot([list(groups[g][key]) for g in names], showmeans=True, widths=0.6,
                    flierprops={"markersize": 2})
         ax.set_xticks(range(1, len(names) + 1))
-        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_xticklabels(labels, fontsize=7, rotation=rotation,
+                           ha="right" if rotation else "center")
         ax.set_ylim(-0.05, 1.05)
         ax.set_title(name, fontsize=9)
         ax.tick_params(axis="y", labelsize=7)
@@ -283,6 +288,22 @@ def routing_png(rows: Sequence[Mapping[str, Any]]) -> bytes:
     return grouped_bars_png(settings, series, "rate %")
 
 
+def text_colour(rgba: Sequence[float]) -> str:
+    """Black or white, whichever reads better on a cell of colour `rgba` (WCAG luminance).
+
+    >>> text_colour((0.02, 0.19, 0.38, 1.0)), text_colour((0.97, 0.97, 0.97, 1.0))
+    ('white', 'black')
+    """
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgba[:3])
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    # Contrast with black (L + 0.05) / 0.05 beats contrast with white 1.05 / (L + 0.05)
+    # exactly when L > ~0.179.
+    return "black" if luminance > 0.179 else "white"
+
+
 def entanglement_png(table: Mapping[str, Any]) -> bytes:
     """Heat map of the signed (dV, dL, dA) per setting and ruined condition, PASS/FAIL marked.
 
@@ -299,7 +320,9 @@ def entanglement_png(table: Mapping[str, Any]) -> bytes:
     image = ax.imshow(values, cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
     for i, row in enumerate(values):
         for j, x in enumerate(row):
-            ax.text(j, i, _signed(x), ha="center", va="center", fontsize=7)
+            # White on dark cells, black on light ones (relative luminance of the cell colour).
+            ax.text(j, i, _signed(x), ha="center", va="center", fontsize=7,
+                    color=text_colour(image.cmap(image.norm(x))))
     ax.set_xticks(range(3))
     ax.set_xticklabels(["ΔV", "ΔL", "ΔA"])
     ax.set_yticks(range(len(checks)))
@@ -410,11 +433,27 @@ def _inputs_line(data: Mapping[str, Any]) -> str:
     return "; ".join(parts) + f" ({len(data['profile'])} settings, {n} rows)."
 
 
+def report_title(data: Mapping[str, Any]) -> str:
+    """The page title: the models it is about, by name.
+
+    >>> report_title({"profile": [{"model": "llava"}, {"model": "qwen"}, {"model": "llava"}]})
+    'HalluPrism report: llava, qwen'
+    >>> report_title({"profile": [{"model": f"m{i}"} for i in range(5)]})
+    'HalluPrism report: m0, m1, m2 and 2 more models'
+    """
+    models = sorted({str(p["model"]) for p in data.get("profile") or []})
+    if not models:
+        return "HalluPrism report"
+    shown = ", ".join(models[:3])
+    more = f" and {len(models) - 3} more models" if len(models) > 3 else ""
+    return f"HalluPrism report: {shown}{more}"
+
+
 def render_html(data: Mapping[str, Any]) -> str:
     """The page as one string, no external resources (example in the module docstring)."""
     from halluscope.report.html import STYLE, html_table
 
-    title = "HalluPrism report"
+    title = html.escape(report_title(data))
     parts = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
              f"<title>{title}</title><style>{STYLE}</style></head><body>",
              f"<h1>{title}</h1>", f"<p>{html.escape(_inputs_line(data))}</p>",
@@ -446,7 +485,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     """The page's Markdown twin: the tables and notes (the plots are in the HTML only)."""
     from halluscope.report.markdown import markdown_table
 
-    parts = ["# HalluPrism report", "", _inputs_line(data), "",
+    parts = [f"# {report_title(data)}", "", _inputs_line(data), "",
              "Figures (in report.html): " + ", ".join(
                  anchor for anchor, _c, _p in _figure_index(data)) + ".", ""]
     for _anchor, heading, header, rows in tables(data):

@@ -56,6 +56,8 @@ def _figures(results: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
     out = []
     figures = results.get("figures", {})
     tables = results["tables"]
+    # One style per detector on the whole page: the run's detector order.
+    order = list(results.get("summary", {}).get("detectors") or [])
     if figures.get("scores") and figures["scores"]["examples"]:
         f = figures["scores"]
         out.append(("scores", f"Per-mention {f['detector']} scores (budget 0) of held-out "
@@ -67,10 +69,12 @@ def _figures(results: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
     if t4["rows"] and groups:
         series = {r["detector"]: [(r.get(g) or {}).get("mean") for g in groups]
                   for r in t4["rows"]}
-        out.append(("fpr", "Non-assertive FPR per subtype (NA FPR %: all) per detector, without "
-                           "non-assertive training.",
-                    plots.grouped_bars_png([g.replace(" %", "") for g in groups], series,
-                                           "flagged %")))
+        out.append(("fpr", "Non-assertive FPR per subtype per detector (budget 0: without "
+                           "non-assertive training): % of held-out non-assertive mentions "
+                           "flagged at the threshold calibrated at 10% concrete FPR; 'NA FPR': "
+                           "all subtypes; n/a: no such mentions held out.",
+                    plots.panel_bars_png([g.replace(" %", "") for g in groups], series,
+                                         "flagged %", order=order)))
     t5 = tables["table5"]
     budgets = [c for c in t5["columns"] if c not in ("detector", "metric")]
     fpr = {r["detector"]: [(r.get(b) or {}).get("mean") for b in budgets]
@@ -78,13 +82,15 @@ def _figures(results: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
     tpr = {r["detector"]: [(r.get(b) or {}).get("mean") for b in budgets]
            for r in t5["rows"] if r["metric"] == "halluc TPR %"}
     if fpr and len(budgets) > 1:
-        out.append(("mixing", "Mixing: non-assertive FPR and hallucination TPR against the "
-                              "number of non-assertive training examples.",
-                    plots.mixing_curves_png(budgets, fpr, tpr)))
+        out.append(("mixing", "Mixing: non-assertive FPR and hallucination TPR of the trained "
+                              "detectors against the mixing budget, the non-assertive training "
+                              "examples as % of the fit set's hallucinations (nat: the natural "
+                              "share; max: all available).",
+                    plots.mixing_curves_png(budgets, fpr, tpr, order=order)))
     if figures.get("roc"):
         out.append(("roc", f"ROC, concrete vs hallucinated, held-out mentions of seed "
                            f"{figures.get('roc_seed', 0)} (budget 0).",
-                    plots.roc_png(figures["roc"])))
+                    plots.roc_png(figures["roc"], order=order)))
     return out
 
 

@@ -11,6 +11,16 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 
+def fixed(value: float, digits: int = 3) -> str:
+    """`value` with `digits` decimals, never "-0.000": what rounds to zero has no sign.
+
+    >>> fixed(-0.0004), fixed(-0.0006), fixed(2.5, 1)
+    ('0.000', '-0.001', '2.5')
+    """
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]

@@ -60,15 +60,32 @@ def table_markdown(table: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _csv_number(value: float, scale: float) -> str:
+    """`value * scale` in full, without the float noise scaling adds (100 * 0.2111).
+
+    >>> _csv_number(0.2111, 100.0), _csv_number(0.2111, 1.0)
+    ('21.11', '0.2111')
+    """
+    return repr(float(value)) if scale == 1.0 else repr(round(scale * float(value), 10))
+
+
 def table_csv(table: Mapping[str, Any]) -> str:
-    """The table as CSV: metric cells as `col` (mean, fraction) and `col_sd`; empty if undefined.
+    """The table as CSV: metric cells as `col` (mean) and `col_sd`; empty if undefined.
+
+    One unit convention with the pages: a percent column holds percentages (0-100, unrounded)
+    -- its name ends in "%", or (budget columns) the row's `metric` does; other metric columns
+    (AUCs) hold fractions.
 
     >>> from halluscope.bench.tables.common import make_table
-    >>> t = make_table("t", "T", ["d", "x"], [{"d": "a", "x": {"mean": 0.5, "std": None}}])
+    >>> t = make_table("t", "T", ["d", "x", "y %", "10"],
+    ...                [{"d": "a", "x": {"mean": 0.5, "std": None},
+    ...                  "y %": {"mean": 0.25, "std": 0.5}, "10": {"mean": 0.125, "std": None}}],
+    ...                percent=["y %", "10"])
     >>> table_csv(t).splitlines()
-    ['d,x,x_sd,notes', 'a,0.5,,']
+    ['d,x,x_sd,y %,y %_sd,10,10_sd,notes', 'a,0.5,,25.0,50.0,12.5,,']
     """
     columns = list(table["columns"])
+    percent = set(table.get("percent") or ())
     metric_columns = {c for c in columns if any(is_metric(r.get(c)) for r in table["rows"])}
     header: list[str] = []
     for c in columns:
@@ -82,8 +99,9 @@ def table_csv(table: Mapping[str, Any]) -> str:
             cell = r.get(c)
             if c in metric_columns and (cell is None or is_metric(cell)):
                 cell = cell or {}
-                line += ["" if cell.get("mean") is None else repr(float(cell["mean"])),
-                         "" if cell.get("std") is None else repr(float(cell["std"]))]
+                scale = 100.0 if c in percent else 1.0
+                line += ["" if cell.get(k) is None else _csv_number(cell[k], scale)
+                         for k in ("mean", "std")]
             elif c in metric_columns:  # a count row inside a metric column (Table 5's n mixed)
                 line += [cell, ""]
             else:
@@ -103,7 +121,8 @@ def summary_markdown(results: Mapping[str, Any]) -> str:
              f"{j['matched']} matched, {j['signals_without_labels']} signal mentions without "
              f"label, {j['labels_without_signals']} labelled mentions without signals.",
              f"Seeds {', '.join(map(str, s['seeds']))}; budgets {', '.join(s['budgets'])}; "
-             f"natural share {s['natural_share']:.3f} ({s['natural_share_source']}).",
+             "natural share " + ("none" if s["natural_share"] is None else
+                                 f"{s['natural_share']:.3f}") + f" ({s['natural_share_source']}).",
              "Threshold: flags 10% of the calibration concrete mentions; metrics on held-out.",
              "", "## Headline (budget 0, mean over seeds)", ""]
     body = [[n, "–" if h["na_fpr"] is None else f"{100 * h['na_fpr']:.1f}",

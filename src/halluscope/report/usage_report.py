@@ -27,7 +27,7 @@ import numpy as np
 
 from halluscope.metrics.classes import CLASSES, with_class
 from halluscope.data.presence import Presence
-from halluscope.io.atomic import (uniform_image_ids, write_json_atomic, write_parquet_atomic,
+from halluscope.io.atomic import (atomic_dir, uniform_image_ids, write_json_atomic, write_parquet_atomic,
                                   write_text_atomic)
 from halluscope.metrics.rates import RatioEstimate, bootstrap_ratio
 from halluscope.text.usage.base import SUBTYPES, USAGES
@@ -204,15 +204,24 @@ def _share(flags: Sequence[bool]) -> dict[str, Any]:
     return {"value": (k / n) if n else None, "numerator": k, "denominator": n}
 
 
-def write_usage_report(report: UsageReport, out_dir: str | Path) -> dict[str, Path]:
-    """Write mentions.parquet, captions.parquet, summary.json and summary.md (each atomically)."""
+def write_usage_report(report: UsageReport, out_dir: str | Path,
+                       caption_texts: Mapping[int, str] | None = None) -> dict[str, Path]:
+    """Write mentions.parquet, captions.parquet, summary.json, summary.md and report.html (each
+    atomically). `caption_texts` (caption index -> text) gives the page its caption context."""
     from halluscope.report.markdown import usage_summary_markdown
+    from halluscope.report.usage_html import render_usage_html
 
     out = Path(out_dir)
-    paths = {"mentions": out / "mentions.parquet", "captions": out / "captions.parquet",
-             "summary_json": out / "summary.json", "summary_md": out / "summary.md"}
-    write_parquet_atomic(paths["mentions"], uniform_image_ids(report.mentions))
-    write_parquet_atomic(paths["captions"], uniform_image_ids(report.captions))
-    write_json_atomic(paths["summary_json"], report.summary)
-    write_text_atomic(paths["summary_md"], usage_summary_markdown(report.summary))
-    return paths
+    # Every file or none: a full disk (or an --out that is a file) leaves `out` untouched.
+    with atomic_dir(out) as staging:
+        paths = {"mentions": staging / "mentions.parquet",
+                 "captions": staging / "captions.parquet",
+                 "summary_json": staging / "summary.json", "summary_md": staging / "summary.md",
+                 "html": staging / "report.html"}
+        write_parquet_atomic(paths["mentions"], uniform_image_ids(report.mentions))
+        write_parquet_atomic(paths["captions"], uniform_image_ids(report.captions))
+        write_json_atomic(paths["summary_json"], report.summary)
+        write_text_atomic(paths["summary_md"], usage_summary_markdown(report.summary))
+        write_text_atomic(paths["html"], render_usage_html(report.summary, report.mentions,
+                                                           caption_texts or {}))
+    return {key: out / path.name for key, path in paths.items()}

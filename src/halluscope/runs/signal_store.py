@@ -41,9 +41,14 @@ class SignalStore:
             raise InputError("no shards (shard-NNNNNN.parquet): not a signal store?", path=folder)
         tables = []
         for shard in shards:
-            schema = pq.read_schema(shard)
-            wanted = [c for c in columns if c in schema.names] if columns is not None else None
-            tables.append(pq.read_table(shard, columns=wanted))
+            try:
+                schema = pq.read_schema(shard)
+                wanted = ([c for c in columns if c in schema.names] if columns is not None
+                          else None)
+                tables.append(pq.read_table(shard, columns=wanted))
+            except (pa.ArrowException, OSError) as exc:  # cut short, or not Parquet
+                raise InputError(f"unreadable shard ({' '.join(str(exc).split())[:200]})",
+                                 path=shard) from None
         try:
             return pa.concat_tables(tables, promote_options="default")
         except (pa.ArrowInvalid, TypeError) as exc:
@@ -61,4 +66,8 @@ class SignalStore:
         if not shards:
             raise InputError(f"no {part} shards: not a `halluscope signals` output directory?",
                              path=self.root / part)
-        return list(pq.read_schema(shards[0]).names)
+        try:
+            return list(pq.read_schema(shards[0]).names)
+        except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+            raise InputError(f"unreadable shard ({' '.join(str(exc).split())[:200]})",
+                             path=shards[0]) from None

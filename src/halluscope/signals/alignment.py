@@ -5,7 +5,7 @@
 >>> a.caption_token, a.token_index, a.query_index, a.window
 (1, 11, 10, (0, 1))
 
-Conventions (ARCHITECTURE.md, "Decisions the papers leave open"):
+Conventions (also summarised in README.md, "The model runtime", the paragraph "Conventions"):
 - object token: the FIRST caption token whose character span overlaps the mention (a word split
   into sub-tokens is represented by its first piece; a plural "dogs" by the piece that starts it);
 - `token_index = prompt_length + j`, its index in the full input sequence;

@@ -15,6 +15,9 @@ writes
   `input_ids` (unpadded, as the model read them), prompt length, image span, HALP hidden state;
 - `out_dir/summary.json`: counts of this run and the recorded per-item errors.
 Positions stored are positions in the unpadded sequence (independent of batching).
+With `perturbations=PerturbationConfig(...)` every mention row also holds its perturbation
+signature (`halluscope.signals.perturbations`: one more batched forward per condition) and the
+manifest records the conditions, so a store resumes only with the same ones.
 
 Resuming: captions whose caption row exists are skipped; a caption is written mentions first,
 caption row last, so a crash in between only redoes that caption (mention keys already present
@@ -44,6 +47,7 @@ from halluscope.signals.features import (FeatureCollector, MentionSlot, RowLayou
 
 if TYPE_CHECKING:
     from halluscope.models.base import EncodedBatch, VLMAdapter
+    from halluscope.signals.perturbations import PerturbationConfig, PerturbationRequest
     from halluscope.text.mentions import Mention
 
 
@@ -149,14 +153,29 @@ def cut_inputs(inputs: Mapping[str, Any], length: int) -> dict[str, Any]:
 
 
 def batch_signals(adapter: VLMAdapter, batch: EncodedBatch, mentions: Sequence[Sequence[Mention]],
-                  prompts: Sequence[str], config: SignalConfig = SignalConfig()
+                  prompts: Sequence[str], config: SignalConfig = SignalConfig(),
+                  perturbation: PerturbationRequest | None = None
                   ) -> list[tuple[dict[str, Any], list[dict[str, Any] | None]]]:
-    """Per batch row: (caption features, one feature dict per mention or None if unaligned)."""
+    """Per batch row: (caption features, one feature dict per mention or None if unaligned).
+
+    With `perturbation`, each mention's features also hold its perturbation signature
+    (`signals.perturbations`): one more batched forward per condition, the clean log-probs
+    taken from this pass."""
     modules = adapter.modules
     num_layers = len(modules.layers)
     layouts, alignments = _layouts(adapter, batch, mentions, config.window)
     collector = FeatureCollector(layouts, num_layers, config, modules.final_norm, modules.lm_head)
     run_collector(adapter, batch.inputs, collector)
+    signatures = None
+    if perturbation is not None:
+        from halluscope.signals.perturbations import batch_signatures
+
+        token_ids = [item.caption_token_ids for item in batch.items]
+        signatures = batch_signatures(
+            adapter, perturbation, prompts, [[(m.start, m.end) for m in found]
+                                             for found in mentions], token_ids,
+            [collector.window_token_stats(lay.row, token_ids[lay.row]) for lay in layouts],
+            config.window)
     text_collector = None
     if config.text_only:
         inputs, paddings, prompt_lengths = encode_text_only(
@@ -173,6 +192,9 @@ def batch_signals(adapter: VLMAdapter, batch: EncodedBatch, mentions: Sequence[S
     results = []
     for lay, aligned in zip(layouts, alignments):
         per_mention = collector.mention_features(lay.row)
+        if signatures is not None:
+            for features, signature in zip(per_mention, signatures[lay.row]):
+                features.update(signature)
         if text_collector is not None:
             for features, text in zip(per_mention, text_collector.mention_features(lay.row)):
                 features.update(text)
@@ -259,13 +281,31 @@ def _encode_checked(adapter: VLMAdapter, out: _Output, chunk: list[Prepared]
     return None, []
 
 
+def _noise_id(item: Mapping[str, Any]) -> str:
+    """The id that seeds an item's noisy image: its image id, else its image path.
+
+    >>> _noise_id({"image_id": 0, "image": "a.jpg"}), _noise_id({"image": "a.jpg"})
+    ('0', 'a.jpg')
+    """
+    image_id = item.get("image_id")
+    return str(image_id) if image_id not in (None, "") else str(item.get("image", ""))
+
+
 def _process(adapter: VLMAdapter, out: _Output, chunk: list[Prepared],
-             config: SignalConfig) -> None:
+             config: SignalConfig, perturbations: PerturbationConfig | None = None) -> None:
     batch, chunk = _encode_checked(adapter, out, chunk)
     if not chunk:
         return
+    request = None
+    if perturbations is not None:
+        from halluscope.signals.perturbations import PerturbationRequest
+
+        # the noise is seeded by the image id (the image path without one): one image, one noise
+        request = PerturbationRequest(perturbations, [p.image for p in chunk],
+                                      [p.caption for p in chunk],
+                                      [_noise_id(p.item) for p in chunk])
     results = batch_signals(adapter, batch, [p.mentions for p in chunk],
-                            [p.prompt for p in chunk], config)
+                            [p.prompt for p in chunk], config, request)
     finished = []
     for row, (prepared, (caption_features, mention_features)) in enumerate(zip(chunk, results)):
         item = batch.items[row]
@@ -317,11 +357,15 @@ class SignalsBatch:
     n_items: int  # captions in the batch (finished or not)
 
 
-def signals_manifest(adapter: VLMAdapter, prompt: str, config: SignalConfig) -> dict[str, Any]:
+def signals_manifest(adapter: VLMAdapter, prompt: str, config: SignalConfig,
+                     perturbations: PerturbationConfig | None = None) -> dict[str, Any]:
     model = adapter.model
-    return {"command": "signals", "model": str(getattr(model.config, "_name_or_path", "")),
-            "family": adapter.family, "dtype": str(model.dtype), "prompt": prompt,
-            "signals": asdict(config)}
+    manifest = {"command": "signals", "model": str(getattr(model.config, "_name_or_path", "")),
+                "family": adapter.family, "dtype": str(model.dtype), "prompt": prompt,
+                "signals": asdict(config)}
+    if perturbations is not None:  # absent otherwise: stores made before it still resume
+        manifest["perturbations"] = perturbations.manifest()
+    return manifest
 
 
 @dataclass(frozen=True)
@@ -334,6 +378,7 @@ class SignalsJob:
     config: SignalConfig
     images_dir: str | None = None
     vocabulary: Any = None
+    perturbations: PerturbationConfig | None = None
 
     def prepare(self, batch: Sequence[tuple[int, Mapping[str, Any]]]
                 ) -> list[tuple[int, Mapping[str, Any], Any]]:
@@ -368,7 +413,7 @@ class SignalsWorker:
                                       job.vocabulary) for i, item, image in prepared)
                  if p is not None]
         try:
-            _process(self.adapter, out, chunk, job.config)
+            _process(self.adapter, out, chunk, job.config, job.perturbations)
         except Exception as exc:  # noqa: BLE001 - isolate the failing item, then go on
             if len(chunk) <= 1:
                 for p in chunk:
@@ -376,11 +421,12 @@ class SignalsWorker:
             else:
                 for p in chunk:
                     try:
-                        _process(self.adapter, out, [p], job.config)
+                        _process(self.adapter, out, [p], job.config, job.perturbations)
                     except Exception as inner:  # noqa: BLE001
                         out.error(p.index, p.item, _error_kind(inner) if isinstance(
                             inner, InputError) else "failed", f"{type(inner).__name__}: {inner}")
-        return SignalsBatch(signals_manifest(self.adapter, job.prompt, job.config),
+        return SignalsBatch(signals_manifest(self.adapter, job.prompt, job.config,
+                                             job.perturbations),
                             out.captions, out.errors, out.counts, len(prepared))
 
 
@@ -429,13 +475,15 @@ def extract_signals(adapter: VLMAdapter | ModelSpec, items: Sequence[Mapping[str
                     images_dir: str | Path | None = None, vocabulary: Any = None,
                     progress: Callable[[int], None] | None = None,
                     executor: ExecutorConfig = ExecutorConfig(),
-                    shard: Shard = Shard()) -> dict[str, Any]:
+                    shard: Shard = Shard(),
+                    perturbations: PerturbationConfig | None = None) -> dict[str, Any]:
     """Extract every mention's signals; returns (and writes) the run summary.
 
     `adapter` is a loaded `VLMAdapter`, or a `ModelSpec` loaded where the work runs (required
     by `executor=ExecutorConfig("ray", ...)`). `limit` processes only the first `limit` items
     (a later run without it resumes); `shard` keeps the captions of one shard of a job array.
     `progress(n)` is called with the number of captions finished after every batch.
+    `perturbations` adds each mention's perturbation signature (`signals.perturbations`).
     """
     out = Path(out_dir)
     if isinstance(adapter, ModelSpec):
@@ -444,8 +492,9 @@ def extract_signals(adapter: VLMAdapter | ModelSpec, items: Sequence[Mapping[str
         check_model_placement(executor, loaded=True)
         spec, worker_adapter = None, adapter
     job = SignalsJob(spec, prompt, config, str(images_dir) if images_dir is not None else None,
-                     vocabulary)
-    writer = _Writer(out, shard.writer, signals_manifest(worker_adapter, prompt, config)
+                     vocabulary, perturbations)
+    writer = _Writer(out, shard.writer, signals_manifest(worker_adapter, prompt, config,
+                                                         perturbations)
                      if worker_adapter is not None else None)
     selected = list(enumerate(items))[:limit] if limit is not None else list(enumerate(items))
     selected = shard.select(selected, lambda pair: str(pair[0]))

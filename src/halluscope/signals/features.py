@@ -228,6 +228,9 @@ class RowLayout:
         for m in self.mentions:
             keep.add(m.alignment.query_index)
             keep.update(self.window_rows(m, hidden_at))
+            # the W4 queries' final states give the clean log-probabilities of the window
+            # tokens (`window_token_stats`), which the perturbation signatures compare against
+            keep.update(m.alignment.window_queries(self.prompt_length))
         return sorted(keep)
 
     def window_rows(self, mention: MentionSlot, hidden_at: str) -> list[int]:
@@ -486,6 +489,23 @@ class FeatureCollector:
         return {"glsim_global": global_sim, "glsim_local": local_sim,
                 "glsim_score": w * global_sim + (1 - w) * local_sim,
                 "glsim_global_code": code_global}
+
+    def window_token_stats(self, row: int, caption_token_ids: Sequence[int]) -> list[Any]:
+        """Per mention of batch row `row`: the log-probability, rank and top-1 token of each W4
+        token at the query generating it (`signals.perturbations.WindowStats`), from this pass's
+        final hidden states (the clean condition of the perturbation signatures)."""
+        from halluscope.signals.perturbations import split_windows, token_stats, window_targets
+
+        layout = self.rows[row]
+        if not layout.mentions:
+            return []
+        queries = [q for m in layout.mentions
+                   for q in m.alignment.window_queries(layout.prompt_length)]
+        targets = [t for m in layout.mentions
+                   for t in window_targets(caption_token_ids, m.alignment.window)]
+        final = self._row_hidden(row, self.layers.last, queries)
+        return split_windows(*token_stats(self.lm_head, final, targets),
+                             [m.alignment.window_size for m in layout.mentions])
 
     def _uncertainty(self, row: int, layout: RowLayout) -> dict[str, Any]:
         import torch

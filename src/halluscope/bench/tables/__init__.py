@@ -1,7 +1,7 @@
 """The paper's tables, one module each, in one registry: which command makes each, and how.
 
 >>> TABLES.select(command="tables")
-['6', '11', '14', '15', '16', '17']
+['6', '11', '14', '15', '16', '17', 'position3', 'relpos', 'figure1']
 >>> TABLES.meta("4")["command"], TABLES.entry("4").target
 ('run', 'halluscope.bench.tables.table4:table4')
 
@@ -32,5 +32,14 @@ TABLES.add("14", f"{_HERE}.table14:build", command="tables", title="FPR by subty
 TABLES.add("15", f"{_HERE}.table15:build", command="tables", title="hedges as claims")
 TABLES.add("16", f"{_HERE}.table16:build", command="tables", title="excluded mentions")
 TABLES.add("17", f"{_HERE}.table17:build", command="tables", title="concepts per subtype")
+# Analyses the paper reports without a table of their own (§4.1, Figure 1, Appendix F).
+TABLES.add("position3", f"{_HERE}.position3:build", command="tables",
+           title="three-class position match (§4.1)")
+TABLES.add("relpos", f"{_HERE}.relpos:build", command="tables",
+           title="median relative position per class (§4.1)")
+TABLES.add("figure1", f"{_HERE}.figure1:build", command="tables",
+           title="before / after 20 non-assertive examples (Figure 1)")
+TABLES.add("12", f"{_HERE}.table12:table12", command="table12",
+           title="THRONE judges and votes, pooled over models")
 
 __all__ = ["TABLES"]

@@ -39,12 +39,15 @@ def quiet(message: str) -> None:
 
 
 def n_cell(values: Sequence[int]) -> str:
-    """A count per seed as one cell: the mean over seeds.
+    """A count per seed as one cell: the mean over seeds, an integer when it is one.
 
-    >>> n_cell([3, 4]), n_cell([])
-    ('3.5', '0')
+    >>> n_cell([3, 4]), n_cell([3, 3]), n_cell([])
+    ('3.5', '3', '0')
     """
-    return f"{np.mean(values):.1f}" if values else "0"
+    if not values:
+        return "0"
+    mean = float(np.mean(values))
+    return str(int(mean)) if mean.is_integer() else f"{mean:.1f}"
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,13 @@ class TableInputs:
     model: str | None
     detectors: dict[str, dict[str, Any]]  # name -> constructor options, every detector run
     seeds: tuple[int, ...]
-    natural_share: float
+    natural_share: float | None  # None: unknown, tables that need it leave budget nat out
     natural_share_estimated: bool
     budgets: list[str]
     progress: Progress = field(default=quiet)
+    # The bench with its generic non-assertive mentions, which Table 16 scores as "Other"
+    # (None: `data` is already that, e.g. with --keep-generic).
+    with_generic: BenchData | None = None
 
     @property
     def table(self) -> MentionTable:
@@ -74,9 +80,9 @@ class TableInputs:
     @property
     def trained(self) -> dict[str, dict[str, Any]]:
         """The trained detectors among those run, with their options."""
-        from halluscope.detectors import TRAINED
+        from halluscope.detectors import MIXED
 
-        return {n: o for n, o in self.detectors.items() if n in TRAINED}
+        return {n: o for n, o in self.detectors.items() if n in MIXED}
 
 
 def make_table(name: str, title: str, columns: Sequence[str], rows: Sequence[Mapping[str, Any]],
@@ -106,30 +112,90 @@ def detector_group(name: str) -> str:
     >>> detector_group("nll"), detector_group("halp"), detector_group("dhcp")
     ('training-free', 'reference', 'trained')
     """
-    from halluscope.detectors import REFERENCE, TRAINED
+    from halluscope.detectors import MIXED, REFERENCE
 
-    return "reference" if name in REFERENCE else "trained" if name in TRAINED else "training-free"
+    return "reference" if name in REFERENCE else "trained" if name in MIXED else "training-free"
 
 
-def resolve_natural_share(table: MentionTable, natural_share: float | None
-                          ) -> tuple[float, str | None]:
-    """(the natural share, a note when it was estimated from the labels themselves).
+# Table 1's non-assertive share per model, where the paper's text gives a model's own figure
+# (§3.3: "1.3% of LLaVA-1.5's object mentions"; the four newer models only as a range,
+# 4.2-5.0%, so they have no default and need --natural-share).
+PAPER_NATURAL_SHARES: dict[str, float] = {"llava-1.5-7b": 0.013}
+_PAPER_MODEL_NAMES: dict[str, str] = {"llava-1.5": "llava-1.5-7b", "llava-1.5-7b": "llava-1.5-7b"}
+
+
+def paper_natural_share(model: str | None) -> tuple[str, float] | None:
+    """(the paper's model name, its Table 1 natural share) for `model`, or None when the paper
+    gives none; hub ids, "-hf" and "v1.5" spellings are accepted.
+
+    >>> paper_natural_share("llava-hf/llava-1.5-7b-hf"), paper_natural_share("LLaVA-v1.5-7B")
+    (('llava-1.5-7b', 0.013), ('llava-1.5-7b', 0.013))
+    >>> paper_natural_share("Qwen2.5-VL-7B") is None, paper_natural_share(None) is None
+    (True, True)
+    """
+    if not model:
+        return None
+    name = model.strip().lower().rsplit("/", 1)[-1].replace("_", "-").removesuffix("-hf")
+    name = name.replace("llava-v1.5", "llava-1.5")
+    paper = _PAPER_MODEL_NAMES.get(name)
+    return None if paper is None else (paper, PAPER_NATURAL_SHARES[paper])
+
+
+@dataclass(frozen=True)
+class NaturalShare:
+    """The natural share a run uses (None: unknown and not needed), where it came from, and the
+    warning to print when it was estimated from the labelled mentions themselves."""
+
+    value: float | None
+    source: str
+    warning: str | None = None
+
+    @property
+    def estimated(self) -> bool:
+        return self.source.startswith("estimated")
+
+
+def resolve_natural_share(table: MentionTable, natural_share: float | None,
+                          model: str | None = None, estimate: bool = False,
+                          required: bool = True) -> NaturalShare:
+    """The natural share: `natural_share` when given, else the paper's Table 1 figure for
+    `model` when it gives one, else (with `estimate`) the labels' own non-assertive share, with
+    a warning; else a `ConfigError` when `required`, or an unknown share.
 
     >>> t = MentionTable.from_columns(list("abcd"), ["concrete"] * 3 + ["non_assertive"],
     ...                               [None] * 3 + ["hedged"])
-    >>> resolve_natural_share(t, None)[0], resolve_natural_share(t, 0.1)
-    (0.25, (0.1, None))
+    >>> resolve_natural_share(t, 0.1).value, resolve_natural_share(t, None, "llava-1.5-7b").value
+    (0.1, 0.013)
+    >>> r = resolve_natural_share(t, None, "qwen", estimate=True); r.value, r.warning is not None
+    (0.25, True)
+    >>> resolve_natural_share(t, None, "qwen", required=False).value is None
+    True
     """
     from halluscope.errors import ConfigError
 
-    note = None
-    if natural_share is None:
+    warning = None
+    if natural_share is not None:
+        source = "given (--natural-share)"
+    elif (paper := paper_natural_share(model)) is not None:
+        natural_share, source = paper[1], f"the paper's Table 1 for {paper[0]}"
+    elif estimate:
         natural_share = float((table.label == "non_assertive").mean())
-        note = (f"natural share {natural_share:.3f} estimated from these labels (right only for "
-                "captions of random images; pass --natural-share otherwise)")
+        source = "estimated from these labelled mentions (--estimate-natural-share)"
+        warning = (f"natural share {natural_share:.3f} estimated from the labelled mentions: "
+                   "right only if they come from captions of random images, too high on a set "
+                   "that oversamples non-assertive mentions; pass --natural-share otherwise")
+    elif required:
+        known = ", ".join(PAPER_NATURAL_SHARES)
+        raise ConfigError(f"no natural share for model {model!r} (the paper's Table 1 figure "
+                          f"is built in only for {known}): pass --natural-share (the "
+                          "non-assertive share of the model's captions of random images, e.g. "
+                          "from `halluscope report`), or --estimate-natural-share to use these "
+                          "labels' own share")
+    else:
+        return NaturalShare(None, "unknown (not needed)")
     if not 0 <= natural_share < 1:
         raise ConfigError(f"natural share {natural_share} is not in [0, 1)")
-    return natural_share, note
+    return NaturalShare(float(natural_share), source, warning)
 
 
 def example_inputs(n_images: int = 40, seed: int = 0) -> TableInputs:

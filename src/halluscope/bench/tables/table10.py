@@ -101,15 +101,22 @@ def run_table10(labels: str | Path, readers: Mapping[str, Path], out: str | Path
                 label_model: str | None = None, annotations: str | Path | None = None,
                 natural_share: float | None = None, allow_unmatched: bool = False,
                 detector_options: Mapping[str, Mapping[str, Any]] | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                progress: Callable[[str], None] | None = None, keep_generic: bool = False,
+                estimate_natural_share: bool = False) -> dict[str, Any]:
     """Run `bench run` for each reader on the shared labels, then write Table 10 to `out`
-    (table10.json, table10.csv, table10.md); returns the table10.json document."""
+    (table10.json, table10.csv, table10.md); returns the table10.json document. The natural
+    share is the captioning model's: `natural_share`, else the paper's Table 1 figure for
+    `captions_of` (then for the labels' model)."""
+    from halluscope.bench.tables.common import paper_natural_share
+
     from halluscope.report.tables import table_csv, table_markdown
     from halluscope.bench.run import parse_budgets, run_bench
     from halluscope.io.atomic import write_json_atomic, write_text_atomic
 
     out = Path(out)
     budget_list = parse_budgets(budgets)
+    if natural_share is None and (paper := paper_natural_share(captions_of)) is not None:
+        natural_share = paper[1]
     per_reader = {name: (list(detectors) if detectors else trained_detectors(path))
                   for name, path in readers.items()}
     tables5: dict[str, Any] = {}
@@ -121,7 +128,8 @@ def run_table10(labels: str | Path, readers: Mapping[str, Path], out: str | Path
                             detectors=per_reader[name], model=label_model,
                             annotations=annotations, natural_share=natural_share,
                             allow_unmatched=allow_unmatched, detector_options=detector_options,
-                            progress=progress)
+                            progress=progress, keep_generic=keep_generic,
+                            estimate_natural_share=estimate_natural_share)
         tables5[name] = results["tables"]["table5"]
         summary = results["summary"]
         summaries[name] = {"signals": str(path), "n_mentions": summary["n_mentions"],

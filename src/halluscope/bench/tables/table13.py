@@ -22,7 +22,7 @@ import numpy as np
 from halluscope.bench.published import SeedScores
 from halluscope.bench.protocol import MentionTable, mean_std
 from halluscope.ranking import auc
-from halluscope.bench.tables.common import detector_group, make_table
+from halluscope.bench.tables.common import detector_group, make_table, n_cell
 
 
 POSITION_BIN = 4  # tokens per position bin for matching
@@ -97,7 +97,7 @@ def table13(seeds: Sequence[SeedScores], table: MentionTable, positions: np.ndar
             row_notes.add("no position bin holds both classes")
         rows.append({"detector": name, "group": detector_group(name),
                      "AUC all": mean_std(all_auc), "AUC pos-matched": mean_std(pos_auc),
-                     "matched pairs": f"{np.mean(pairs):.1f}" if pairs else "0",
+                     "matched pairs": n_cell(pairs),
                      "notes": sorted(row_notes)})
     return make_table("table13", "Table 13: concrete-vs-hallucinated AUC, all vs position-matched",
                       columns, rows, notes=notes,

@@ -177,7 +177,9 @@ def table16(table: MentionTable, features: Mapping[str, np.ndarray],
 
 
 def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
-    """Table 16 from what `bench tables` loaded (compound matches only with a labels file).
+    """Table 16 from what `bench tables` loaded (compound matches only with a labels file), on
+    the bench with its generic mentions (`inputs.with_generic`, else `inputs.data`): the one
+    table that shows them (as "Other"), with or without --keep-generic.
 
     >>> from halluscope.bench.tables.common import example_inputs
     >>> t = build(example_inputs())["table16"]; [r["detector"] for r in t["rows"]]
@@ -185,6 +187,7 @@ def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
     """
     compounds = None if inputs.labels is None or inputs.signals is None else load_compounds(
         inputs.labels, inputs.signals, inputs.columns, inputs.model)
-    table = table16(inputs.table, inputs.features, inputs.detectors, inputs.seeds, compounds,
+    data = inputs.with_generic or inputs.data
+    table = table16(data.table, data.features, inputs.detectors, inputs.seeds, compounds,
                     inputs.progress)
     return {"table16": table}

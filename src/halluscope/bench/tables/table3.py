@@ -30,7 +30,9 @@ halluscope's default and its version id, or a prompt file by sha256; null for th
 
 Mentions whose THRONE votes failed are left out of every THRONE column and counted in
 `throne_failed`. Mentions without a NAME-Bench class (ambiguous, not an object, excluded, failed
-usage labels) are not in the table.
+usage labels) are not in the table, nor, unless `keep_generic`, generic non-assertive mentions
+(outside the four subtypes; NAME-Bench drops them, Appendix C): they are counted in
+`counts.generic_dropped` of table3.json.
 """
 
 from __future__ import annotations
@@ -65,18 +67,33 @@ def _in_group(row: Mapping[str, Any], group: str) -> bool:
     return cls == "non_assertive" and row.get("subtype") == group
 
 
-def table3_rows(rows: Sequence[Mapping[str, Any]], votes: Sequence[ThroneVotes]
-                ) -> list[dict[str, Any]]:
+def is_generic(row: Mapping[str, Any]) -> bool:
+    """A generic non-assertive mention (outside the four subtypes), which NAME-Bench drops.
+
+    >>> is_generic({"namebench_class": "non_assertive", "subtype": "generic"})
+    True
+    """
+    return row.get("namebench_class") == "non_assertive" and row.get("subtype") == "generic"
+
+
+def table3_rows(rows: Sequence[Mapping[str, Any]], votes: Sequence[ThroneVotes],
+                keep_generic: bool = False) -> list[dict[str, Any]]:
     """One dict per group of `GROUPS` (columns `COLUMNS`), from mention rows and their THRONE
-    votes (aligned with `rows`).
+    votes (aligned with `rows`); generic mentions are left out (and their group) unless
+    `keep_generic`.
 
     >>> table3_rows([], [])[0]["n"], table3_rows([], [])[0]["chair_pct"]
     (0, None)
     """
     if len(rows) != len(votes):
         raise ValueError(f"{len(rows)} mentions but {len(votes)} THRONE results")
+    if not keep_generic:
+        pairs = [(row, v) for row, v in zip(rows, votes) if not is_generic(row)]
+        rows, votes = [row for row, _ in pairs], [v for _, v in pairs]
     table = []
     for group in GROUPS:
+        if group == "generic" and not keep_generic:
+            continue
         members = [(row, v) for row, v in zip(rows, votes) if _in_group(row, group)]
         chair = [row["chair_hallucinated"] for row, _ in members
                  if row.get("chair_hallucinated") is not None]
@@ -142,8 +159,8 @@ def build_queries(rows: Sequence[Mapping[str, Any]], captions: Mapping[int, str]
 
 
 def run_table3(mentions: str | Path, captions: str | Path, out_dir: str | Path,
-               judge: ThroneJudge, progress: Callable[[str], None] | None = None
-               ) -> dict[str, Any]:
+               judge: ThroneJudge, progress: Callable[[str], None] | None = None,
+               keep_generic: bool = False) -> dict[str, Any]:
     """Judge every classed mention with `judge`, build Table 3 and write table3.json,
     table3.csv, table3.md and throne_votes.parquet (per mention) to `out_dir`, each atomically.
     Returns the JSON document."""
@@ -161,20 +178,27 @@ def run_table3(mentions: str | Path, captions: str | Path, out_dir: str | Path,
     votes = judge.judge(build_queries(usable, text))
     classed = [(row, v) for row, v in zip(usable, votes) if row.get("namebench_class") in
                ("concrete", "hallucinated", "non_assertive")]
-    table = table3_rows([row for row, _ in classed], [v for _, v in classed])
+    table = table3_rows([row for row, _ in classed], [v for _, v in classed], keep_generic)
     document = {
         "table": "3", "columns": list(COLUMNS), "rows": table,
         "throne": {"judge": judge.name, "votes_per_query": judge.votes_per_query,
                    "prompts": getattr(judge, "prompt_set", None),
-                   "stats": dict(getattr(judge, "stats", {}) or {})},
+                   "stats": dict(getattr(judge, "stats", {}) or {}),
+                   # The offline stand-in is not THRONE: say so wherever its numbers go.
+                   "stand_in": getattr(judge, "warning", None) is not None,
+                   "warning": getattr(judge, "warning", None)},
         "counts": {"mentions": len(rows), "usage_failures": len(rows) - len(usable),
-                   "classed": len(classed)},
+                   "classed": len(classed),
+                   "generic_dropped": 0 if keep_generic else sum(
+                       1 for row, _ in classed if is_generic(row))},
+        "keep_generic": keep_generic,
         "inputs": {"mentions": str(mentions), "captions": str(captions)},
         "notes": ("% of each group counted as hallucinated. CHAIR: chair_hallucinated of the "
                   "usage report. THRONE: verdict present and object not annotated; recall "
                   "(hallucinated) counts disqualified as missed, other groups drop them. "
-                  "throne_disqualified_pct: unanimous rule. The offline THRONE judge is an "
-                  "approximation (claimed present iff the offline usage judge says existential).")}
+                  "throne_disqualified_pct: unanimous rule. The offline THRONE judge is a "
+                  "stand-in, not THRONE (claimed present iff the offline usage judge says "
+                  "existential).")}
     out = Path(out_dir)
     per_mention = [{"caption_index": row["caption_index"], "mention_index":
                     row.get("mention_index"), "image_id": row.get("image_id"),
@@ -224,6 +248,7 @@ def table3_markdown(document: Mapping[str, Any]) -> str:
         shown = f", prompts: {prompts.get('source')} {pid}"
     lines = [f"Table 3: % counted as hallucinated (hallucinated row: recall). THRONE judge: "
              f"{throne.get('judge', '?')}, {throne.get('votes_per_query', '?')} votes{shown}.",
+             *([f"WARNING: {throne['warning']}."] if throne.get("warning") else []),
              "",
              "| group | n | CHAIR % | THRONE maj. % | THRONE unan. % | THRONE disq. % | "
              "THRONE failed |", "|---|---:|---:|---:|---:|---:|---:|"]

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
-from halluscope.bench.tables.common import make_table
+from halluscope.bench.tables.common import make_table, n_cell
 
 
 def table5(mean: Mapping[str, Mapping[str, Mapping[str, Any]]],
@@ -32,7 +30,7 @@ def table5(mean: Mapping[str, Mapping[str, Mapping[str, Any]]],
     notes: list[str] = []
     for b in budgets:
         counts = [int(s.get(b, {}).get("n_mixed", 0)) for s in per_seed_budgets]
-        mixed_row[b] = f"{np.mean(counts):.1f}" if counts else "0"
+        mixed_row[b] = n_cell(counts)
         for i, s in enumerate(per_seed_budgets):
             notes += [f"seed {i}: {n}" for n in s.get(b, {}).get("notes", [])]
     for name in trained:

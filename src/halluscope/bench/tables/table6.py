@@ -101,7 +101,7 @@ def build(inputs: TableInputs) -> dict[str, dict[str, Any]]:
     >>> from halluscope.bench.tables.common import example_inputs
     >>> rows = build(example_inputs())["table6"]["rows"]
     >>> sorted({r["detector"] for r in rows}), rows[0]["subtype"], rows[0]["n mixed"]
-    (['hidden_mid', 'mean (trained probes)'], 'hedged', '6.0')
+    (['hidden_mid', 'mean (trained probes)'], 'hedged', '6')
     """
     table = table6(inputs.table, inputs.features, inputs.trained, inputs.seeds,
                    progress=inputs.progress)

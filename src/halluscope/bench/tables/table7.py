@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from halluscope.bench.published import SeedScores
 from halluscope.bench.protocol import MentionTable, flag_rate, mean_std
-from halluscope.bench.tables.common import make_table
+from halluscope.bench.tables.common import make_table, n_cell
 from halluscope.ranking import auc
 
 
@@ -61,8 +59,8 @@ def table7(seeds: Sequence[SeedScores], table: MentionTable, detectors: Sequence
             rows.append({"detector": name, "subtype": sub,
                          "absent %": mean_std(per_seed["abs"]),
                          "present %": mean_std(per_seed["pres"]),
-                         "n absent": f"{np.mean(n_abs):.1f}" if n_abs else "0",
-                         "n present": f"{np.mean(n_pres):.1f}" if n_pres else "0",
+                         "n absent": n_cell(n_abs),
+                         "n present": n_cell(n_pres),
                          "AUC abs-vs-pres": mean_std(per_seed["auc"]),
                          "notes": sorted(row_notes)})
     return make_table("table7", "Table 7: non-assertive mentions flagged, object absent vs present",

@@ -35,6 +35,14 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
   ... food for the cat": the second cat is existential).
 * Compounds whose head is a part of the object ("toilet seat", "car door", "pizza slice") assert
   the object; any other compound head ("bus stop", "dog food", "ski lift") makes it not_object.
+* A hedge's reach ends at a semicolon or dash, at a reason or time clause ("since ...") and at a
+  definite place ("might be hiding under the bed"); a non-restrictive relative clause that places
+  the object (", which is mounted on the wall") asserts it. A hedge on a whole clause ("it appears
+  that a cat is ...") covers its subject.
+* A person word refers back only to the same word, a general one ("the person") or, for a plural,
+  to a group asserted before: "the women" after "a man" are other people.
+* What a depicted figure holds is depicted ("a statue of a child holding a teddy bear"), and a
+  definite reference to a toy ("a toy carrot ... the carrot") is the toy.
 """
 
 from __future__ import annotations
@@ -149,12 +157,14 @@ class _Discourse:
     asserted: set[str] = field(default_factory=set)  # categories asserted so far
     asserted_words: set[str] = field(default_factory=set)
     depicted: set[str] = field(default_factory=set)  # categories seen as depictions
+    toy_words: set[str] = field(default_factory=set)  # "a toy carrot": a representation
+    plural_people: bool = False  # a group of people asserted ("several people walking")
 
     def revise(self, decision: _Decision, span: Span, mention: Mention) -> _Decision:
         """`decision` (the sentence's rules) revised by the discourse, which then records it."""
         root, category = span.root, mention.category
-        if (decision.usage == "non_assertive"
-                and _refers_back(root, mention, self.asserted, self.asserted_words)
+        if (decision.usage == "non_assertive" and decision.reason != "hypothetical-purpose"
+                and _refers_back(root, mention, self)
                 and (decision.subtype != "depictive" or _beside_content(root))):
             decision = _Decision("existential", reason="anaphor")
         elif (decision.subtype in ("purpose", "hedged") and category in self.asserted
@@ -162,7 +172,9 @@ class _Discourse:
             # "a setting for the boy's kite-flying adventure" after the kite was asserted.
             decision = _Decision("existential", reason="asserted-modifier")
         elif (decision.reason in ("hedge-scope", "negated-predicate")
-                and category in self.asserted and root.dep_ in ("attr", "oprd")
+                and (category in self.asserted or self.asserted
+                     and mention.word.lower() in lex.GENERAL_ANCHORS)
+                and root.dep_ in ("attr", "oprd")
                 and _re_describes(root)):
             # "There is a bottle ... It appears to be a water bottle", "they are passenger
             # trains, not freight trains": the kind of an asserted object is hedged or denied,
@@ -174,11 +186,24 @@ class _Discourse:
             # "a sticker of two cats on it. One cat is peeking out": the same depiction.
             decision = _Decision("non_assertive", "depictive", _chars(pointer, root),
                                  "depicted-before")
+        elif ((decision.usage == "existential" and decision.reason is None
+               or decision.subtype == "hedged")
+                and category in self.depicted - self.asserted
+                and mention.word.lower() in self.toy_words
+                and (article := _definite_article(root)) is not None):
+            # "holding a toy carrot ... possibly using the carrot as a chew toy": the same toy.
+            decision = _Decision("non_assertive", "depictive", _chars(article, root),
+                                 "depicted-before")
         if decision.subtype == "depictive":
             self.depicted.add(category)
+            if decision.reason in ("depiction-modifier", "depicted-before"):
+                self.toy_words.add(mention.word.lower())
         if decision.usage == "existential":
             self.asserted.add(category)
-            self.asserted_words.add(mention.word.lower())
+            if not _kind_possessive(root):
+                self.asserted_words.add(mention.word.lower())
+                self.plural_people |= category == "person" and (
+                    root.tag_ == "NNS" or mention.word.lower() in ("people", "persons"))
         return decision
 
 
@@ -199,6 +224,14 @@ def unwrap_quotes(caption: str) -> str:
     return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
 
 
+def _kind_possessive(token: Token) -> bool:
+    """A bare plural possessive names a kind of the possessed thing, not those people: "women's
+    clothing", "men's shoes" (so "the women" later is not a reference back to them)."""
+    # "several women's clothing items": the parser gives "several" to the women; it counts items.
+    return token.dep_ == "poss" and token.tag_ == "NNS" and not any(
+        c.dep_ in ("det", "nummod", "poss") for c in token.children)
+
+
 def _beside_content(token: Token) -> bool:
     """A mention in a depiction's scope but not its content: "photographs of a man inside the
     suitcase" (the suitcase), unlike "a picture of the cat"."""
@@ -209,37 +242,52 @@ def _is_modifier(span: Span) -> bool:
     """The mention modifies another word: "kite-flying", "boat owners"."""
     doc = span.doc
     hyphened = span.end + 1 < len(doc) and doc[span.end].text == "-"
-    return hyphened or span.root.dep_ in ("compound", "amod", "nmod")
+    return hyphened or span.root.dep_ in ("compound", "amod", "nmod") or \
+        _gerund_modifier(span.root, span.root.head)
 
 
 def _re_describes(attr: Token) -> bool:
     """ "It appears to be a water bottle": a subject that is there already (not "there appears
     to be another person")."""
+    if any(c.dep_ == "expl" for c in attr.head.children):
+        return False  # "there may be additional vehicles": a new thing, whatever the parse above
     subject = _subject_of(attr.head)
     return subject is not None and subject.dep_ != "expl" and not any(
-        c.lower_ in ("another", "other") for c in attr.children)
+        c.lower_ in ("another", "other", "additional", "more") for c in attr.children)
+
+
+def _definite_article(token: Token) -> Token | None:
+    """ "the carrot", "that dog": the article of a definite description."""
+    return next((c for c in token.children if c.dep_ == "det"
+                 and c.lower_ in lex.DEFINITE_ARTICLES), None)
 
 
 def _points_back(token: Token) -> Token | None:
-    """The word that picks out one of the things just mentioned: "one cat", "another"."""
-    return next((c for c in token.children if c.lower_ in ("one", "another", "other", "both",
-                                                            "each")
+    """The word that picks out one of the things just mentioned: "one cat", "both cats"
+    ("another"/"other" pick out different things: "two other horses" after a horse statue)."""
+    return next((c for c in token.children if c.lower_ in ("one", "both", "each")
                  and c.dep_ in ("det", "nummod", "amod")), None)
 
 
-def _refers_back(token: Token, mention: Mention, asserted: set[str],
-                 asserted_words: set[str]) -> bool:
+def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
     """A definite mention of something asserted before: "the cat" after "a cat" (any word of the
     category), "his dog" after "a dog" (a possessive only with the same word: "a woman ... a gift
     for her child" introduces the child)."""
     phrase = _np_top(token)  # "the group of people"
     if phrase.lower_ not in lex.PARTITIVE_NOUNS:
         phrase = token
-    if mention.category not in asserted or not _is_definite(phrase):
+    if mention.category not in seen.asserted or not _is_definite(phrase):
+        return False
+    word = mention.word.lower()
+    if mention.category == "person" and word not in seen.asserted_words and \
+            word not in lex.GENERAL_PERSON_NOUNS and not (token.tag_ == "NNS"
+                                                          and seen.plural_people):
+        # People come in many kinds: "the women" after "a man" are other people, unless the
+        # caption named them so before; "the pedestrians" can be "several people walking".
         return False
     article = any(c.dep_ in ("det", "predet") and c.lower_ in lex.DEFINITE_ARTICLES
                   for c in phrase.children)
-    return article or mention.word.lower() in asserted_words
+    return article or word in seen.asserted_words
 
 
 def _to_label(text: str, mention: Mention, decision: _Decision, judge: str) -> UsageLabel:
@@ -388,7 +436,10 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS:
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
     before = doc[span.start - 1] if span.start > 0 else None
-    if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS:
+    if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS \
+            and not (before.lower_ in lex.RAIL_OR_ROAD_MODIFIERS
+                     and not any(t.lower_ in lex.RAIL_WORDS for t in doc)):
+        # "a passenger car" is a railway carriage beside a train, an automobile elsewhere.
         return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
     if category == "bed" and span.end < len(doc) and doc[span.end].lower_ == "of":
         return _Decision("not_object", cue=_chars(root, doc[span.end]), reason="bed-of")
@@ -398,7 +449,8 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
     after = doc[span.end:span.end + 2]
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
-            and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof"):
+            and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof",
+                                   "made"):
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
 
@@ -406,10 +458,13 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
 def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     """A modifier of another noun names a kind of that noun ("bus stop", "dog food", "baseball
     field"), unless the head is a part or group of the object ("toilet seat", "sink area")."""
-    if root.dep_ not in ("compound", "amod", "nmod") or not _is_noun(root.head) \
-            or root.head.i < span.end:
-        return None
     head = root.head
+    if root.dep_ == "conj" and head.dep_ in ("compound", "nmod") and head.head.i == root.i + 1 \
+            and _is_noun(head.head):
+        head = head.head  # "an airport or train station": the parser coordinates the modifiers
+    elif root.dep_ not in ("compound", "amod", "nmod") or not _is_noun(head) \
+            or head.i < span.end:
+        return None
     if head.lower_ in lex.CAPTION_VERBS:
         return None  # a verb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
@@ -445,14 +500,14 @@ def _is_colour(token: Token) -> bool:
 def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     """Depicted content: "a poster of a horse", "a cat print", "a toy car", "a cake decorated with a
     dog", "a TV showing a man", "a sign that says no dogs"."""
-    if category in lex.DEPICTION_CATEGORIES:
-        return None
-    fake = _fake_modifier(span, root, category)
+    # A teddy bear is itself a toy: "a stuffed teddy bear" is the object, but "a statue of a
+    # child holding a teddy bear" still depicts one.
+    fake = None if category in lex.DEPICTION_CATEGORIES else _fake_modifier(span, root, category)
     if fake is not None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
     if _in_quotes(span):
         return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
-    for child, head in _ancestors(root):
+    for child, head in _list_repaired_ancestors(root):
         found = _depiction_step(child, head, category)
         if found is not None:
             first, last, reason = found
@@ -480,6 +535,18 @@ def _depiction_step(child: Token, head: Token, category: str
         if noun.lower_ in lex.DEPICTION_NOUNS and noun.lower_ not in lex.NOT_CONTENT_OF \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
+    if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
+        subject = _subject_of(head) or (_subject_of(head.head) if head.dep_ == "advcl" else None)
+        if head.head.lower_ in lex.FORM_LIKE_HEADS or (
+                subject is not None and subject.i < head.i and _is_representation(subject)):
+            return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
+    if child.dep_ == "pobj" and head.lower_ == "as" and head.head.lower_ in lex.COSTUME_HEADS:
+        return head.head, head, "dressed-as"  # "a child dressed as a cat"
+    if child.dep_ == "pobj" and head.lower_ == "for" and head.head.lower_ in lex.ADVERT_NOUNS:
+        return head.head.left_edge, head, "advert-for"  # "an advertisement for a car"
+    if child.dep_ == "conj" and head.lower_ in lex.DEPICTION_NOUNS and _continues_content(child,
+                                                                                     head):
+        return head.left_edge, head, "depiction-of"  # "a drawing of a horse, a dog, and ..."
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
         return head.head, head, "shaped-like"  # "a cake shaped like a car"
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
@@ -509,6 +576,57 @@ def _depiction_step(child: Token, head: Token, category: str
                        for t in subject.subtree if t.i < subject.i)):
             return subject.left_edge, head, "depiction-identity"
     return None
+
+
+def _is_representation(noun: Token) -> bool:
+    """ "the toy", "a stuffed animal", "a wooden figure": a thing that represents another."""
+    return noun.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS or any(
+        t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS | {"stuffed"}
+        for t in noun.subtree if t.i < noun.i)
+
+
+def _continues_content(item: Token, noun: Token) -> bool:
+    """A comma-list item the parser coordinated with the depiction noun rather than with its
+    "of"-content before it: "a drawing of a horse, a dog, and a person"."""
+    doc, start = item.doc, item.left_edge.i
+    if noun.lower_ in lex.NOT_CONTENT_OF or (noun.lower_ in lex.FRAME_NOUNS
+                                             and not _frame_in_scene(noun)):
+        return False
+    before = doc[start - 1] if start > 0 else None
+    if before is not None and before.lower_ in ("and", "or") and start > 1:
+        before = doc[start - 2]
+    return before is not None and before.text == "," and any(
+        c.dep_ == "prep" and c.lower_ == "of" and any(o.dep_ == "pobj" and o.i < start
+                                                      for o in c.children)
+        for c in noun.children)
+
+
+def _list_repaired_ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
+    """`_ancestors`, continuing from the previous list item where the parser attached a list's
+    last item to the verb (`_previous_list_item`)."""
+    while token.head.i != token.i:
+        item = _previous_list_item(token)
+        if item is not None:
+            yield token, item
+            token = item
+            continue
+        yield token, token.head
+        token = token.head
+
+
+def _previous_list_item(root: Token) -> Token | None:
+    """The item before ", and X" when the parser attached the list's last item to the verb: "has
+    a drawing of a motorcycle, a bicycle, and a person" (the person is drawn too)."""
+    doc, start = root.doc, root.left_edge.i
+    if root.dep_ != "conj" or not root.head.tag_.startswith("VB") or root.head.i > root.i or \
+            start < 3 or doc[start - 1].lower_ not in ("and", "or") or doc[start - 2].text != ",":
+        return None
+    item = doc[start - 3]
+    while item.dep_ in ("det", "amod", "compound", "nummod") and item.head.i > item.i:
+        item = item.head
+    if not _is_noun(item) or item.dep_ not in ("appos", "conj", "pobj", "dobj"):
+        return None
+    return item
 
 
 def _frame_in_scene(noun: Token) -> bool:
@@ -605,7 +723,8 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                 c.dep_ == "neg" for c in clause.children):
             return _Decision("non_assertive", "negation", _chars(root, clause), "negated-presence")
     if top.dep_ == "pobj" and head.lower_ == "of" and (
-            head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS):
+            head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS
+            or head.head.lower_ in lex.EMPTY_OF_ADJECTIVES):  # "empty of cars"
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
     if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
         return _Decision("non_assertive", "negation", _chars(head, root), "lack")
@@ -646,7 +765,13 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     """What something is for or what someone waits for: "a bench for people to sit on", "food for
     the cat", "waiting for the bus", "designed to hold bottles", "large enough to fit a truck"."""
     top = _np_top(root)
+    located = False  # the mention is the landmark of a place phrase below the "for"
     for child, head in _ancestors(top):
+        if located and head.lower_ == "for":
+            # "sit down for relaxation around furniture such as couches": the couches locate
+            # the activity; a purpose does not reach into a place phrase.
+            return None
+        located |= child.dep_ == "prep" and child.lower_ in lex.LOCATIVE_PREPOSITIONS
         if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
             marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
             if marks:
@@ -661,6 +786,10 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
             decision = _for_phrase(head, root)
             if decision is not None:
                 return decision
+        if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and any(
+                c.dep_ == "aux" and c.lower_ in ("can", "could", "would") for c in head.children):
+            # "the lot can accommodate many cars": what it has room for, not what is there.
+            return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
@@ -681,7 +810,7 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
                 return _Decision("non_assertive", subtype, _chars(cue, root),
                                  "purpose-infinitive")
-        if child.dep_ in _SUBJECT_DEPS:
+        if child.dep_ in _SUBJECT_DEPS and not _gerund_modifier(child, head):
             break  # a subject is outside the purpose of its own clause
     return None
 
@@ -698,10 +827,34 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
     if word in lex.INTENSIONAL_FOR_VERBS:
+        if _in_purpose_clause(anchor):
+            # "a place for people to sit while waiting for the train": whatever train comes,
+            # not the one in the scene (the discourse does not read it as a reference back).
+            return _Decision("non_assertive", "purpose", _chars(anchor, root),
+                             "hypothetical-purpose")
         return _Decision("non_assertive", "purpose", _chars(anchor, root), "intensional-for")
     # After a noun, an adjective or any other verb, "for X" names a beneficiary or goal ("food
     # for the cat", "shade for humans", "a bench sits nearby for people who want rest").
     return _Decision("non_assertive", "purpose", _chars(prep, root), "for-beneficiary")
+
+
+def _gerund_modifier(child: Token, verb: Token) -> bool:
+    """ "for kite flying": the parser makes "kite" the subject of a gerund that is itself a
+    prepositional object; the noun names the activity's object, inside the phrase's scope."""
+    return verb.tag_ == "VBG" and verb.dep_ in ("pobj", "pcomp") and child.i == verb.i - 1
+
+
+def _in_purpose_clause(verb: Token) -> bool:
+    """`verb` lies inside an infinitive that states what something is for: "a place for people
+    to sit while waiting", "a bench designed to let people rest while waiting"."""
+    for child, head in _ancestors(verb):
+        if _has_aux_to(child) and (
+                any(c.dep_ == "mark" and c.lower_ == "for" for c in child.children)
+                or head.lower_ in lex.PURPOSE_GOVERNORS):
+            return True
+        if child.dep_ in _SUBJECT_DEPS:
+            return False
+    return False
 
 
 def _generic_anchor(token: Token) -> bool:
@@ -751,13 +904,16 @@ def _alternative(root: Token, category: str) -> _Decision | None:
         if not seconds:
             return None
         first, second = root, seconds[0]
+    second_det = any(c.dep_ == "det" for c in second.children)
     if not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children) or \
-            any(c.dep_ in ("det", "nummod", "poss") for c in second.children) or \
+            any(c.dep_ in ("nummod", "poss") or (c.dep_ == "det" and c.lower_ not in ("a", "an"))
+                for c in second.children) or \
             not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in first.children):
         return None
     other = first if second.i == root.i else second
-    if _default_categories().get(other.lower_, "") == category:
-        return None
+    other_category = _default_categories().get(other.lower_)
+    if other_category == category or (other_category is None and second_det):
+        return None  # "a cup or mug"; "a person, possibly a passenger or a pedestrian"
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
 
 
@@ -785,6 +941,9 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
                 predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
             return child
+        if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
+                child.i < predicate.i and subject.i < child.i:
+            return child  # "a dog is probably sleeping next to him", "cars seemingly wait"
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
@@ -873,6 +1032,11 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
                     and not _own_definite(root, top):
                 return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
+            cue = _clause_hedge(head, top)
+            if cue is not None and not _own_definite(root, top):
+                # "it appears that a cat is sleeping", "it looks like a dog is there": the
+                # whole clause, its subject included, is offered as an impression.
+                return _Decision("non_assertive", "hedged", _chars(cue, root), "hedged-clause")
             cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
             if cue is None and child.i == top.i:
                 cue = _hedged_subject(top, head)
@@ -883,14 +1047,21 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
                 not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
+        if child.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in lex.ADVERBIAL_MARKS
+                                         for c in child.children):
+            return None  # "they may have arrived late, since chairs can be seen": its own claim
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
+        if _clause_break(cue, root):
+            return None  # "there appear to be lights – including tables with chairs"
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
-                and not (child.dep_ == "prep" and child.lower_ == "like"):
+                and not (child.dep_ == "prep" and child.lower_ == "like") \
+                and not (child.dep_ == "advcl" and _impression_mark(child)):
             continue  # "appears quite large compared with ...": a hedged property, not existence
-        if _scene_subject(head) and (child.lower_ == "be" or child.dep_ == "attr" or any(
-                c.dep_ == "auxpass" and c.lower_ == "be" for c in child.children)):
+        if (_scene_subject(head) or _place_kind(child, root)) and (
+                child.lower_ == "be" or child.dep_ == "attr" or any(
+                    c.dep_ == "auxpass" and c.lower_ == "be" for c in child.children)):
             # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
             # "the room appears to have a couch" hedges the couch.
             return _Decision("existential", reason="scene-hedge")
@@ -904,8 +1075,58 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # the person ..." does not: it is asserted only if the caption asserted that person
             # before (the anaphor rule, `_refers_back`).
             return _Decision("existential", reason="possessive-under-hedge")
+        if _definite_article(top) is not None and top.dep_ == "pobj" and \
+                top.head.lower_ in lex.LOCATIVE_PREPOSITIONS and child.i != top.i:
+            # "a cat might be hiding under the bed": the place is presupposed.
+            return _Decision("existential", reason="definite-landmark")
+        if _placed_by_relative(top) or _placed_by_relative(root):
+            # "the dog appears to be watching television, which is mounted on the wall": the
+            # activity is hedged, the relative clause places the television in the scene.
+            return _Decision("existential", reason="placed-by-relative")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
+
+
+def _clause_hedge(clause: Token, subject: Token) -> Token | None:
+    """The hedge a finite clause is the complement of, said before it: "it appears that ...",
+    "it seems ...", "it looks like ...", "it is likely that ..."."""
+    if clause.dep_ not in ("ccomp", "advcl") or clause.head.i > subject.i:
+        return None
+    governor = clause.head
+    if clause.dep_ == "advcl" and not _impression_mark(clause):
+        return None
+    said_of = _subject_of(governor)
+    if said_of is not None and said_of.lower_ not in ("it", "this") and not any(
+            c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
+        return None  # "children appear engaged as they play around kites flying": a mis-parse
+    if governor.lower_ in lex.HEDGE_VERBS and not _clause_break(governor, subject):
+        return governor
+    return next((c for c in governor.children if c.dep_ == "acomp"
+                 and c.lower_ in lex.HEDGE_ADJECTIVES), None)
+
+
+def _impression_mark(clause: Token) -> bool:
+    """ "(looks) like there is a dog", "as if a dog were there"; not the causal "as"."""
+    marks = [c.lower_ for c in clause.children if c.dep_ == "mark"]
+    return "like" in marks or ("as" in marks and ("if" in marks or "though" in marks))
+
+
+def _placed_by_relative(noun: Token) -> bool:
+    """A non-restrictive relative clause that locates the noun, without a hedge or negation of
+    its own: ", which is mounted on the wall", ", which sits on the table"."""
+    doc = noun.doc
+    for clause in noun.children:
+        start = clause.left_edge.i
+        if clause.dep_ != "relcl" or clause.i < noun.i or start == 0 or \
+                doc[start - 1].text != "," or doc[start].lower_ not in ("which", "who", "that"):
+            continue
+        if _hedge_cue_any_side(clause) is not None or any(c.dep_ == "neg" for c in
+                                                          clause.children):
+            continue
+        if any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS for c in
+               clause.children):
+            return True
+    return False
 
 
 def _raised_hedge_cue(predicate: Token, root: Token) -> Token | None:
@@ -916,9 +1137,17 @@ def _raised_hedge_cue(predicate: Token, root: Token) -> Token | None:
         if cue is not None:
             return cue
         if predicate.dep_ not in ("acomp", "xcomp", "ccomp", "attr") or \
-                predicate.head.i == predicate.i:
+                predicate.head.i == predicate.i or _clause_break(predicate, predicate.head):
             return None
         predicate = predicate.head
+
+
+def _clause_break(first: Token, second: Token) -> bool:
+    """A semicolon or a dash between two words: the parser often joins the clauses of a run-on
+    sentence ("a car can be seen parked nearby; it appears that ..."), but a hedge does not
+    reach across the break."""
+    low, high = sorted((first.i, second.i))
+    return any(t.text in lex.CLAUSE_BREAKS for t in first.doc[low + 1:high])
 
 
 def _hedge_cue_any_side(predicate: Token) -> Token | None:
@@ -940,7 +1169,8 @@ def _hedge_cue(predicate: Token, root: Token) -> Token | None:
     or the predicate itself being "appear"/"seem"/"look like"/"resemble"."""
     if predicate.lower_ in lex.HEDGE_VERBS and predicate.i < root.i and (
             not predicate.lower_.startswith("look")
-            or any(c.lower_ == "like" for c in predicate.children)):
+            or any(c.lower_ == "like" for c in predicate.children)
+            or predicate.nbor(1).lower_ == "like"):  # "it looks like there is a dog"
         return predicate
     for child in predicate.children:
         if child.i >= root.i:
@@ -951,6 +1181,13 @@ def _hedge_cue(predicate: Token, root: Token) -> Token | None:
                 predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
             return child
     return None
+
+
+def _place_kind(be: Token, root: Token) -> bool:
+    """ "the field appears to be a desert landscape, with a few people": the hedge is on what
+    kind of place it is, said before the mention."""
+    return any(c.dep_ == "attr" and c.i < root.i and c.lower_ in lex.PLACE_KIND_NOUNS
+               for c in be.children)
 
 
 def _scene_subject(predicate: Token) -> bool:
@@ -975,8 +1212,8 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
     verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
     if top.dep_ in ("nsubj", "nsubjpass") and any(
-            c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs
-            for c in v.children):
+            c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs + [top]
+            for c in v.children):  # "where" is sometimes attached to the subject
         if _habit_or_possibility(clause) and not _describes_instances(top, clause):
             return _Decision("non_assertive", "generic", _chars(root, clause), "where-habitual")
     for child, head in _ancestors(top):
@@ -1024,6 +1261,8 @@ def _habit_or_possibility(verb: Token) -> bool:
         return True
     if verb.tag_ == "VBG":
         return False
+    if verb.tag_ == "VB" and not auxes:
+        return True  # "where animals roam": a present tense tagged as the base form
     return verb.tag_ in ("VBP", "VBZ") or (verb.tag_ == "VBN" and any(
         a.lower_ in ("are", "is") for a in auxes))
 

@@ -30,6 +30,9 @@ HEDGE_ADVERBS: frozenset[str] = frozenset({
     "possibly", "perhaps", "maybe", "probably", "likely", "presumably", "potentially",
     "seemingly", "apparently", "conceivably", "supposedly", "allegedly", "perchance",
 })
+# Adjectives of a hedged clause: "it is likely that a dog ...", "it is possible that ...".
+HEDGE_ADJECTIVES: frozenset[str] = frozenset({"likely", "possible", "probable", "plausible",
+                                              "unclear", "uncertain"})
 # Modal auxiliaries of epistemic possibility. "can" is not one: "a cat can be seen" is how VLMs
 # assert presence.
 HEDGE_MODALS: frozenset[str] = frozenset({"may", "might", "could"})
@@ -49,6 +52,12 @@ SCENE_NOUNS: frozenset[str] = frozenset({
     "event", "situation", "moment", "occasion", "overall",
 })
 
+# Kinds of place a hedge can classify ("the field appears to be a desert landscape, with a few
+# people"): the things listed with it are still asserted.
+PLACE_KIND_NOUNS: frozenset[str] = SCENE_NOUNS | frozenset({
+    "landscape", "terrain", "neighborhood", "neighbourhood", "district", "region", "countryside",
+    "venue", "facility", "site", "zone", "settlement", "village", "town", "city"})
+
 # --- negation ---------------------------------------------------------------------------------
 # Determiner-like cues that deny the noun phrase they open ("no cars", "not a single car").
 NEGATIVE_DETERMINERS: frozenset[str] = frozenset({"no", "neither", "nor"})
@@ -61,6 +70,8 @@ NOT_FOLLOWERS_THAT_CANCEL: frozenset[str] = frozenset({"only", "just", "merely",
 NEGATIVE_PREPOSITIONS: frozenset[str] = frozenset({"without"})
 NEGATIVE_NOUNS: frozenset[str] = frozenset({"absence", "lack"})
 NEGATIVE_VERBS: frozenset[str] = verb_forms("lack") | {"devoid", "absent"}
+# Adjectives whose "of"-object is absent: "a street empty of cars", "a beach free of people".
+EMPTY_OF_ADJECTIVES: frozenset[str] = frozenset({"empty", "free", "clear", "bare"})
 # Predicates whose negation denies their subject's presence ("no people are visible", "the cat
 # is not present").
 EXISTENCE_PREDICATES: frozenset[str] = frozenset({
@@ -152,6 +163,11 @@ HANGING_SURFACES: frozenset[str] = frozenset({
 # category ("a vehicle, possibly a truck": a vehicle is asserted).
 GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
                                              "device", "devices"})
+# Words for any person: "the person" or "the people" can refer back to "a man"; "the women"
+# after "a man" introduce other people.
+GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
+    "person", "persons", "people", "individual", "individuals", "human", "humans", "figure",
+    "figures", "someone", "somebody", "everyone", "group"})
 # Anchors too vague to assert a kind: "a large object, possibly a piece of luggage" guesses the
 # object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
 VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
@@ -178,6 +194,20 @@ OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if"})
 FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
                                              "dressed", "disguised", "costumed", "molded",
                                              "moulded", "formed", "decorated", "painted"})
+# Verbs whose object a representation imitates: "a toy resembling a donkey", "a hydrant painted
+# to resemble a train".
+RESEMBLING_VERBS: frozenset[str] = verb_forms("resemble", "mimic", "imitate", "depict")
+# Prepositions of a relative clause that places its noun: ", which is mounted on the wall".
+LOCATIVE_PREPOSITIONS: frozenset[str] = frozenset({
+    "on", "in", "at", "above", "below", "under", "underneath", "beneath", "near", "next",
+    "beside", "behind", "against", "over", "inside", "atop", "along", "across", "around",
+    "among", "throughout", "within"})
+# Participles whose "as"-phrase is a disguise: "a child dressed as a cat".
+COSTUME_HEADS: frozenset[str] = frozenset({"dressed", "disguised", "costumed"})
+# Nouns whose "for"-object is advertised, shown rather than there: "an advertisement for a car".
+ADVERT_NOUNS: frozenset[str] = frozenset({
+    "advertisement", "advertisements", "ad", "ads", "advert", "adverts", "billboard",
+    "billboards", "commercial", "commercials", "poster", "posters"})
 # Categories that are themselves representations: "a teddy bear" is the object, not a depiction.
 DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
 
@@ -191,6 +221,10 @@ INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
 INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
     "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
     "request", "order", "hope")
+# Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
+# accommodate many cars").
+CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
+                                            "house", "host")
 # Governors of an infinitive (or a for-phrase) that states what something is for.
 PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "design", "use", "mean", "intend", "build", "make", "wait", "want", "need", "hope", "plan",
@@ -244,6 +278,7 @@ PART_HEADS: frozenset[str] = frozenset({
     "car", "carriage", "carriages", "crust", "slice", "slices", "topping", "toppings",
     "icing", "frosting", "layer", "layers", "piece", "pieces", "half", "halves", "peel", "peels",
     "stem", "stems", "florets", "spout", "rim", "rims", "base", "blade", "blades", "bristles",
+    "caboose",
     "strap", "straps", "string", "strings", "cord", "buttons", "button", "lights", "light",
     "pole", "post", "tower", "hand", "display", "monitor", "touchpad", "trackpad",
     "shell", "basin", "faucet", "tap", "drawer", "drawers", "shelf",
@@ -264,12 +299,26 @@ HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("river", "bed"), ("truck", "bed"), ("sea", "bed"), ("garden", "bed"), ("garden", "beds"),
     ("flat", "bed"), ("pickup", "bed"),
 })
+# Modifiers that make "car" a railway carriage only in a railway scene ("a passenger car" on a
+# road is an automobile), and the words that make a scene a railway one.
+RAIL_OR_ROAD_MODIFIERS: frozenset[str] = frozenset({"passenger"})
+RAIL_WORDS: frozenset[str] = frozenset({
+    "train", "trains", "railway", "railways", "railroad", "rail", "rails", "track", "tracks",
+    "locomotive", "locomotives", "tram", "trams", "subway", "carriage", "carriages", "wagon",
+    "wagons", "platform", "station"})
 # Colour words: "orange" next to these (or modifying a noun) is the colour, not the fruit.
 COLOUR_WORDS: frozenset[str] = frozenset({
     "red", "green", "blue", "yellow", "black", "white", "brown", "pink", "purple", "gray", "grey",
     "orange", "gold", "golden", "silver", "beige", "tan", "teal", "maroon", "violet", "navy",
     "cream", "dark", "light", "bright", "pale", "colored", "coloured", "striped", "vibrant",
 })
+
+# Subordinators of reason and time: a hedge on the main clause does not reach into their clause
+# ("they may have arrived late, since more chairs can be seen").
+ADVERBIAL_MARKS: frozenset[str] = frozenset({"since", "because", "although", "though", "while",
+                                             "whereas", "when", "after", "before", "once"})
+# Punctuation that ends a hedge's reach inside one parsed sentence (run-on captions).
+CLAUSE_BREAKS: frozenset[str] = frozenset({";", "–", "—", "--"})
 
 # --- shared -----------------------------------------------------------------------------------
 DEFINITE_DETERMINERS: frozenset[str] = frozenset({"the", "this", "that", "these", "those",
