@@ -16,7 +16,6 @@ Layouts, from the writers' source:
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from pathlib import Path
 
@@ -47,6 +46,20 @@ def write_tsv_like_pandas(path: Path, rows: list[dict]) -> Path:
         writer.writerow(list(rows[0]))
         for r in rows:
             writer.writerow(["" if v is None else v for v in r.values()])
+    return path
+
+
+def write_xlsx_like_pandas(path: Path, rows: list[dict]) -> Path:
+    """`DataFrame.to_excel(f, index=False)`: one sheet, a header row, then the rows; numbers stay
+    numbers, missing values are empty cells."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(list(rows[0]))
+    for r in rows:
+        sheet.append([None if v is None else v for v in r.values()])
+    book.save(path)
     return path
 
 
@@ -183,7 +196,7 @@ def test_lmms_eval_hallusionbench_image_split(shared_data, tmp_path):
     assert theirs["subset"] and theirs["n_questions"] == 951
 
 
-@pytest.mark.parametrize("suffix", ["tsv", "json"])
+@pytest.mark.parametrize("suffix", ["tsv", "json", "xlsx"])
 def test_vlmevalkit_hallusionbench_predictions(shared_data, tmp_path, suffix):
     path, release = _hb(shared_data)
     table = [{"index": "_".join([q["category"], q["subcategory"], q["visual_input"], q["set_id"],
@@ -192,7 +205,8 @@ def test_vlmevalkit_hallusionbench_predictions(shared_data, tmp_path, suffix):
               "category": q["category"], "l2-category": q["subcategory"],
               "prediction": _hb_answer(i, q["gt_answer"])}
              for i, q in enumerate(release) if q["visual_input"] != "0"]
-    writer = write_tsv_like_pandas if suffix == "tsv" else write_json_like_vlmevalkit
+    writer = {"tsv": write_tsv_like_pandas, "json": write_json_like_vlmevalkit,
+              "xlsx": write_xlsx_like_pandas}[suffix]
     pred = writer(tmp_path / f"LLaVA_HallusionBench.{suffix}", table)
     assert detect_input_format(pred) == "vlmevalkit"
     theirs = hallusionbench_job(path, [pred], allow_subset=True)
@@ -296,15 +310,24 @@ def test_pickles_are_refused(tmp_path):
         read_harness(pkl)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("openpyxl") is not None,
-                    reason="openpyxl is installed: .xlsx is read")
-def test_xlsx_without_openpyxl_is_one_line_saying_convert(tmp_path):
+def test_a_corrupt_or_empty_xlsx_is_one_line(tmp_path):
+    from openpyxl import Workbook
+
     xlsx = tmp_path / "LLaVA_POPE.xlsx"
     xlsx.write_bytes(b"PK\x03\x04")
-    with pytest.raises(InputError) as err:
+    with pytest.raises(InputError, match=r"LLaVA_POPE\.xlsx: not a readable \.xlsx file") as err:
         read_harness(xlsx)
-    assert "openpyxl" in str(err.value) and "PRED_FORMAT=tsv" in str(err.value)
     assert "\n" not in str(err.value)
+    Workbook().save(xlsx)
+    with pytest.raises(InputError, match="empty file"):
+        read_harness(xlsx)
+
+
+def test_xlsx_row_without_prediction_names_its_row(tmp_path):
+    xlsx = write_xlsx_like_pandas(tmp_path / "m_POPE.xlsx", [{"index": 1, "question": "q"},
+                                                              {"index": 2, "question": "r"}])
+    with pytest.raises(InputError, match=r"m_POPE\.xlsx:2: missing column 'prediction'"):
+        read_harness(xlsx)
 
 
 def test_vlmevalkit_row_without_prediction_names_its_line(tmp_path):

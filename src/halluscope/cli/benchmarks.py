@@ -32,7 +32,7 @@ class InputFormat(str, Enum):
 INPUT_FORMAT = typer.Option(
     InputFormat.auto, "--input-format",
     help="Layout of the input: halluscope's JSON lines, an lmms-eval --log_samples file, a "
-         "VLMEvalKit prediction file (.tsv/.json; .xlsx needs openpyxl). auto: from the file.")
+         "VLMEvalKit prediction file (.xlsx/.tsv/.json). auto: from the file.")
 SKIP_BAD = typer.Option(False, "--skip-bad",
                         help="Leave out (and count) missing, duplicated or unknown ids instead "
                              "of stopping.")

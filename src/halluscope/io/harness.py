@@ -24,7 +24,8 @@ Layouts, as their writers produce them:
 - `vlmevalkit`: the prediction file `<model>_<dataset>.{xlsx,tsv,json}` (`PRED_FORMAT`): the
   dataset's TSV columns (`index`, `question`, `answer`, ...; the base64 `image` column removed)
   plus `prediction`. TSV is written with every cell quoted, JSON as an array of row objects.
-  XLSX needs openpyxl (not a halluscope dependency); pickles are never read.
+  XLSX (VLMEvalKit's default) is read with openpyxl: the first sheet, a header row, then one
+  row per item, every cell read as text as in the TSV; pickles are never read.
 - `jsonl`: halluscope's own JSON lines (or a JSON array of the same objects); the text is the
   first of `text_fields` present.
 
@@ -35,7 +36,6 @@ after the header; a JSON array's item n is reported as `item n`).
 from __future__ import annotations
 
 import csv
-import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -183,14 +183,7 @@ def _vlmevalkit_records(path: Path) -> list[HarnessRecord]:
     if not path.is_file():
         raise InputError("file not found", path=path)
     if suffix == ".xlsx":
-        if importlib.util.find_spec("openpyxl") is None:
-            raise InputError("reading .xlsx needs openpyxl, which is not installed; convert it "
-                             "(e.g. pandas.read_excel(f).to_csv(out, sep='\\t', index=False)) "
-                             "or rerun VLMEvalKit with PRED_FORMAT=tsv", path=path)
-        import pandas as pd
-
-        frame = pd.read_excel(path, dtype=str, keep_default_na=False)
-        rows = [(i + 2, dict(r)) for i, r in enumerate(frame.to_dict("records"))]
+        rows = _xlsx_rows(path)
     elif suffix == ".tsv":
         rows = _tsv_rows(path)
     elif suffix == ".json":
@@ -216,6 +209,43 @@ def _vlmevalkit_records(path: Path) -> list[HarnessRecord]:
         fields = {k: v for k, v in row.items() if k != "prediction"}
         records.append(HarnessRecord(pred, fields, line, "vlmevalkit"))
     return records
+
+
+def _cell_text(value: Any) -> str:
+    """An XLSX cell as the TSV would hold it: numbers that pandas wrote as integers read back
+    as integers ("3", not "3.0"), empty cells as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    import zipfile
+
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise InputError(f"not a readable .xlsx file ({type(exc).__name__}: {exc})".splitlines()[0],
+                         path=path) from None
+    try:
+        cells = book.worksheets[0].iter_rows(values_only=True)
+        header = next(cells, None)
+        if header is None:
+            raise InputError("empty file", path=path)
+        names = [_cell_text(h) for h in header]
+        rows = []
+        for line, values in enumerate(cells, start=2):  # the sheet's row number
+            texts = [_cell_text(v) for v in values]
+            if not any(t.strip() for t in texts):
+                continue
+            rows.append((line, dict(zip(names, texts))))
+    finally:
+        book.close()
+    return rows
 
 
 def _tsv_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
