@@ -282,6 +282,18 @@ def test_caption_record_without_image_id_names_its_line(tmp_path):
         read_caption_input(log)
 
 
+def test_harness_captions_get_the_checks_of_our_own(tmp_path):
+    """One caption per image and the NUL check hold for a harness file as for halluscope's."""
+    log = tmp_path / "samples_coco.jsonl"
+    log.write_text(lmms_line(0, "x", "A dog.", {"coco_CIDEr": {"image_id": 5}}, "Describe.")
+                   + lmms_line(1, "x", "A cat.", {"coco_CIDEr": {"image_id": 5}}, "Describe."))
+    with pytest.raises(InputError, match=r"samples_coco\.jsonl:2: duplicate image_id 5"):
+        read_caption_input(log)
+    log.write_text(lmms_line(0, "x", "A dog\x00.", {"coco_CIDEr": {"image_id": 5}}, "D."))
+    with pytest.raises(InputError, match="NUL"):
+        read_caption_input(log)
+
+
 # ---------------------------------------------------------------------------------------------
 # Detection and refusals
 # ---------------------------------------------------------------------------------------------

@@ -16,10 +16,11 @@ position. `jsonl` input goes through `read_captions` unchanged.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Iterable, Iterator
 
-from halluscope.data.captions import CaptionRecord, normalise_image_id, read_captions
+from halluscope.data.captions import CaptionRecord, read_captions, validate_captions
 from halluscope.errors import InputError
-from halluscope.io.harness import detect_input_format, read_harness
+from halluscope.io.harness import HarnessRecord, detect_input_format, read_harness
 from halluscope.io.jsonl import SkipLog
 
 IMAGE_ID_FIELDS = ("image_id",)
@@ -32,25 +33,23 @@ def read_caption_input(path: str | Path, input_format: str = "auto", skip_bad: b
     fmt = detect_input_format(path) if input_format == "auto" else input_format
     if fmt == "jsonl":
         return read_captions(path, skip_bad=skip_bad, skips=skips)
-    records: list[CaptionRecord] = []
-    for position, rec in enumerate(read_harness(path, fmt)):
-        try:
-            raw_id = rec.get(*IMAGE_ID_FIELDS)
-            if raw_id is None:
-                raise InputError(f"no image_id in this {fmt} record (fields: "
-                                 f"{', '.join(sorted(rec.fields)) or 'none'})",
-                                 path=path, line=rec.line)
-            try:
-                image_id = normalise_image_id(raw_id)
-            except ValueError as exc:
-                raise InputError(str(exc), path=path, line=rec.line) from None
-            if rec.text is None or not rec.text.strip():
-                raise InputError("caption is empty", path=path, line=rec.line)
-        except InputError as exc:
+    return validate_captions(_caption_rows(read_harness(path, fmt), fmt, path, skip_bad, skips),
+                             path, skip_bad, skips)
+
+
+def _caption_rows(records: Iterable[HarnessRecord], fmt: str, path: str | Path, skip_bad: bool,
+                  skips: SkipLog | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Harness records as caption objects for `validate_captions`; a record without an image id
+    is an error naming its line (never a guess from its position)."""
+    for rec in records:
+        raw_id = rec.get(*IMAGE_ID_FIELDS)
+        if raw_id is None:
+            error = InputError(f"no image_id in this {fmt} record (fields: "
+                               f"{', '.join(sorted(rec.fields)) or 'none'})",
+                               path=path, line=rec.line)
             if not skip_bad:
-                raise
+                raise error
             if skips is not None:
-                skips.add(path, rec.line, exc.message)
+                skips.add(path, rec.line, error.message)
             continue
-        records.append(CaptionRecord(position, rec.line, image_id, rec.text, {"format": fmt}))
-    return records
+        yield rec.line, {"image_id": raw_id, "caption": rec.text or "", "format": fmt}

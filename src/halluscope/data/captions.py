@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from halluscope.errors import InputError
 from halluscope.io.jsonl import SkipLog, read_jsonl
@@ -54,10 +54,21 @@ def read_captions(path: str | Path, skip_bad: bool = False, skips: SkipLog | Non
     which case it is recorded in `skips` (and so counted in reports). `index` is the 0-based line
     number in the file, so it identifies the caption whatever was skipped.
     """
+    return validate_captions(read_jsonl(path, skip_bad=skip_bad, skips=skips), path, skip_bad,
+                             skips, caption_field, allow_empty)
+
+
+def validate_captions(rows: Iterable[tuple[int, dict[str, Any]]], path: str | Path,
+                      skip_bad: bool = False, skips: SkipLog | None = None,
+                      caption_field: str = "caption", allow_empty: bool = False
+                      ) -> list[CaptionRecord]:
+    """`read_captions`' checks on `(line, object)` rows from any reader (halluscope's JSON lines,
+    another harness's file): fields, ids, empty, overlong and NUL captions, one caption per
+    image."""
     records: list[CaptionRecord] = []
     first_line: dict[str, int] = {}
     lines = 0
-    for line, obj in read_jsonl(path, skip_bad=skip_bad, skips=skips):
+    for line, obj in rows:
         lines += 1
         try:
             record = _validate(obj, path, line, caption_field, allow_empty)

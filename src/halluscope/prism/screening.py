@@ -9,7 +9,7 @@
 ['bad']
 
 A probe run reads every image in a worker; one unreadable file there would stop the whole run.
-Screening decodes each image once up front (as `caption` and `signals` do per item), so such items
+Screening decodes each image file once up front (as `caption` and `signals` do per item), so such items
 are skipped and counted like items whose image is missing, with the reason printed.
 """
 
@@ -27,13 +27,22 @@ def screen_images(ds: Dataset, images_dir: str | Path | None,
     """`{item_id: reason}` for items with an image file that is outside `images_dir` (unless
     `allow_outside`) or cannot be decoded; items already missing are not repeated."""
     bad: dict[str, str] = {}
+    verdicts: dict[str, str | None] = {}  # per file: POPE asks six questions of each image
     for item in ds.present():
         if images_dir is not None and not allow_outside and outside_root(item.image, images_dir):
             bad[item.item_id] = (f"{item.image}: outside the image root {images_dir} "
                                  f"(pass {ALLOW_OPTION} to read it)")
             continue
-        try:
-            load_image(item.image)
-        except ImageLoadError as exc:
-            bad[item.item_id] = str(exc)
+        if item.image not in verdicts:
+            verdicts[item.image] = _unreadable(item.image)
+        if verdicts[item.image] is not None:
+            bad[item.item_id] = verdicts[item.image]
     return bad
+
+
+def _unreadable(path: str) -> str | None:
+    try:
+        load_image(path)
+    except ImageLoadError as exc:
+        return str(exc)
+    return None

@@ -48,47 +48,6 @@ def _styles_for(names: Sequence[str], order: Sequence[str] | None) -> dict[str, 
     return series_styles(full)
 
 
-def labels_outside(figure: Any) -> list[str]:
-    """What a reader would see cut off: the parts (tick labels and axis labels of each axis,
-    titles, legends, texts) whose drawn extent reaches outside the figure. Call it on a
-    laid-out figure (after `tight_layout`); only drawn tick labels count.
-
-    >>> plt = _pyplot()
-    >>> fig, ax = plt.subplots(figsize=(2, 2)); _ = ax.set_title("fits")
-    >>> fig.tight_layout(); labels_outside(fig)
-    []
-    >>> _ = fig.text(0.9, 0.5, "runs off the right edge"); labels_outside(fig)
-    ['runs off the right edge']
-    >>> plt.close(fig)
-    """
-    figure.canvas.draw()
-    renderer = figure.canvas.get_renderer()
-    bounds = figure.bbox
-    parts: list[tuple[str, Any]] = []
-    for i, ax in enumerate(figure.axes):
-        if not ax.get_visible():
-            continue
-        name = ax.get_title() or f"axes {i}"
-        parts += [(f"{name}: x axis", ax.xaxis), (f"{name}: y axis", ax.yaxis),
-                  (f"{name}: title", ax.title), (f"{name}: legend", ax.get_legend())]
-        parts += [(t.get_text(), t) for t in ax.texts]
-    parts += [(t.get_text(), t) for t in figure.texts]
-    parts += [("figure legend", legend) for legend in figure.legends]
-    outside = []
-    for name, artist in parts:
-        if artist is None or not artist.get_visible():
-            continue
-        if hasattr(artist, "get_text") and not artist.get_text():
-            continue
-        box = artist.get_tightbbox(renderer)
-        if box is None or (box.width == 0 and box.height == 0):
-            continue
-        if (box.x0 < bounds.x0 - 1 or box.y0 < bounds.y0 - 1 or box.x1 > bounds.x1 + 1
-                or box.y1 > bounds.y1 + 1):
-            outside.append(name)
-    return outside
-
-
 def _pyplot() -> Any:
     import matplotlib
 
