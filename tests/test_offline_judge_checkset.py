@@ -35,6 +35,7 @@ def _builder():
 
 
 first_sentence = _builder().first_sentence
+source_captions = _builder().source_captions
 
 
 def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, str], str]:
@@ -45,9 +46,8 @@ def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, s
         if key in texts:
             continue
         if row["source"] not in files:
-            folder = shared_data / "captions" / ("beam_search" if "beam" in row["source"] else "")
-            files[row["source"]] = (folder / f"{row['source']}.jsonl").read_text().splitlines()
-        caption = json.loads(files[row["source"]][row["line"]])["caption"]
+            files[row["source"]] = source_captions(shared_data, row["source"])
+        caption = files[row["source"]][row["line"]]
         texts[key] = first_sentence(caption) if row["variant"] == "first_sentence" else caption
     return texts
 
@@ -89,12 +89,12 @@ def figures(pairs: list[tuple[dict, object]]) -> dict[str, object]:
 def test_offline_judge_on_the_check_half(shared_data):
     result = figures(judge_rows(shared_data, "check"))
     print("offline judge on usage_check (check half):", result)
-    # Regression floors a little under the measured 97.5% / 79.2% (38/48) / 88.4% (38/43) /
+    # Regression floors a little under the measured 98.0% / 79.2% (38/48) / 92.7% (38/41) /
     # 94.7% (36/38); one mention is about 2 points. The goal (>= 93% agreement, >= 85% recall
     # and precision, >= 90% subtypes) is met for all but recall.
-    assert result["agreement"] >= 0.965
+    assert result["agreement"] >= 0.97
     assert result["recall"] >= 0.77
-    assert result["precision"] >= 0.86
+    assert result["precision"] >= 0.90
     assert result["subtype_accuracy"] >= 0.92
 
 

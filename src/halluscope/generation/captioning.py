@@ -120,7 +120,8 @@ def caption_images(adapter: Any, items: Iterable[CaptionItem | Mapping[str, Any]
     `items` are `CaptionItem`s or `{"image_id", "image": path}` dicts. `adapter` is a
     `VLMAdapter` (run through `HFBackend`), any `GenerationBackend`, or a `BackendSpec` (loaded
     where the work runs: required by `executor=ExecutorConfig("ray", ...)`, whose actors each
-    load the model). `shard` keeps the items of one shard of a job array.
+    load the model; a vllm spec on Ray runs on Ray Data's LLM processor instead: `vllm_ray`).
+    `shard` keeps the items of one shard of a job array.
     `limit` keeps the first items only; `max_image_side` shrinks larger images (and sets the
     pixel budget, max_image_side², of Qwen processors). `on_start(pending, skipped)` is called
     once before generating, `progress(n)` after each batch of n items.
@@ -163,7 +164,13 @@ def caption_images(adapter: Any, items: Iterable[CaptionItem | Mapping[str, Any]
         if progress is not None:
             progress(len(result.rows))
 
-    run_batches(job, batches, executor, write, worker=worker)
+    if spec is not None and spec.name == "vllm" and executor.kind == "ray":
+        # vLLM on Ray: Ray Data's own LLM processor runs the engines (same rows).
+        from halluscope.generation.vllm_ray import caption_with_ray_data_llm
+
+        caption_with_ray_data_llm(job, pending, executor, write)
+    else:
+        run_batches(job, batches, executor, write, worker=worker)
     summary.seconds = round(time.monotonic() - started, 3)
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / f"summary{shard.file_suffix()}.json", asdict(summary))

@@ -19,6 +19,7 @@ float32 by `make test-vllm`). vLLM batches and schedules the requests itself.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -51,6 +52,55 @@ def import_vllm() -> Any:
     return vllm
 
 
+@dataclass(frozen=True)
+class EngineSetup:
+    """A model resolved for vLLM in this process: its source (absolute folder or hub id),
+    adapter family, halluscope processor (for the prompt and decoding) and the engine's
+    keyword arguments (`vllm.LLM(**kwargs)`; "model" is the folder vLLM reads)."""
+
+    source: str
+    family: str
+    processor: Any
+    kwargs: dict[str, Any]
+
+
+def engine_setup(model: str | Path, dtype: str = "float32", device: str = "cpu",
+                 max_pixels: int | None = None, max_model_len: int | None = None,
+                 **options: Any) -> EngineSetup:
+    """Everything `VLLMBackend` and the Ray Data processor (`vllm_ray`) give vLLM, so both
+    start identical engines. On CPU it checks the head size and sets VLLM_CPU_KVCACHE_SPACE
+    (unless set). vLLM itself is not imported."""
+    from halluscope.models.registry import (adapter_class, family_for_model_type,
+                                            read_model_type)
+
+    path = Path(model)
+    source = str(path.resolve()) if path.is_dir() else str(model)
+    family = family_for_model_type(read_model_type(source))
+    processor = adapter_class(family).load_processor(source)
+    if str(device).startswith("cpu"):
+        _check_cpu_head_size(source)
+    engine_folder = str(vllm_layout(Path(source))) if path.is_dir() else source
+    kwargs: dict[str, Any] = {"model": engine_folder, "dtype": dtype, "seed": 0,
+                              "limit_mm_per_prompt": {"image": 1}}
+    if str(device).startswith("cpu"):
+        os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", CPU_KV_CACHE_GIB)
+        # Compiling saves little on CPU and costs ~1 minute of start-up.
+        kwargs["enforce_eager"] = True
+    kwargs.update(options)
+    context = _context_length(source)
+    kwargs["max_model_len"] = max_model_len or min(context or DEFAULT_MAX_MODEL_LEN,
+                                                   DEFAULT_MAX_MODEL_LEN)
+    if max_pixels and adapter_class(family).pixel_budget:
+        kwargs["mm_processor_kwargs"] = {"max_pixels": max_pixels}
+    return EngineSetup(source, family, processor, kwargs)
+
+
+def decode_answer(tokenizer: Any, ids: Sequence[int]) -> str:
+    """The stored text of generated ids: special tokens dropped, spaces as generated."""
+    return tokenizer.decode(list(ids), skip_special_tokens=True,
+                            clean_up_tokenization_spaces=False)
+
+
 class VLLMBackend:
     """vLLM's `LLM` engine on one model folder (or hub id).
 
@@ -77,34 +127,13 @@ class VLLMBackend:
     def from_pretrained(cls, model: str | Path, dtype: str = "float32", device: str = "cpu",
                         max_pixels: int | None = None,
                         max_model_len: int | None = None, **options: Any) -> VLLMBackend:
-        from halluscope.models.registry import (adapter_class, family_for_model_type,
-                                                read_model_type)
-
         vllm = import_vllm()
-        path = Path(model)
-        source = str(path.resolve()) if path.is_dir() else str(model)
-        family = family_for_model_type(read_model_type(source))
-        processor = adapter_class(family).load_processor(source)
-        if str(device).startswith("cpu"):
-            _check_cpu_head_size(source)
-        engine_folder = str(vllm_layout(Path(source))) if path.is_dir() else source
-        kwargs: dict[str, Any] = {"model": engine_folder, "dtype": dtype, "seed": 0,
-                                  "limit_mm_per_prompt": {"image": 1}}
-        if str(device).startswith("cpu"):
-            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", CPU_KV_CACHE_GIB)
-            # Compiling saves little on CPU and costs ~1 minute of start-up.
-            kwargs["enforce_eager"] = True
-        kwargs.update(options)
-        context = _context_length(source)
-        kwargs["max_model_len"] = max_model_len or min(context or DEFAULT_MAX_MODEL_LEN,
-                                                       DEFAULT_MAX_MODEL_LEN)
-        if max_pixels and adapter_class(family).pixel_budget:
-            kwargs["mm_processor_kwargs"] = {"max_pixels": max_pixels}
+        setup = engine_setup(model, dtype, device, max_pixels, max_model_len, **options)
         try:
-            llm = vllm.LLM(**kwargs)
+            llm = vllm.LLM(**setup.kwargs)
         except Exception as exc:  # noqa: BLE001 - vLLM raises many kinds; one line for the user
-            raise ConfigError(f"vLLM cannot load {source}: {_first_line(exc)}") from exc
-        return cls(llm, processor, source, family, dtype, max_pixels)
+            raise ConfigError(f"vLLM cannot load {setup.source}: {_first_line(exc)}") from exc
+        return cls(llm, setup.processor, setup.source, setup.family, dtype, max_pixels)
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.model, "family": self.family,
@@ -133,8 +162,7 @@ class VLLMBackend:
             if len(logprobs) != len(ids):
                 raise RuntimeError(f"vLLM returned {len(logprobs)} log-probabilities for "
                                    f"{len(ids)} tokens")
-            text = tokenizer.decode(ids, skip_special_tokens=True,
-                                    clean_up_tokenization_spaces=False)
+            text = decode_answer(tokenizer, ids)
             results.append(GeneratedText(ids, text, logprobs,
                                          finish_reason_of(answer.finish_reason)))
         return results

@@ -145,8 +145,32 @@ class OfflineJudge:
                 # "they appear to be watching television ... The TV is on the left": the
                 # hedge was on the activity; the caption goes on to assert the object.
                 decision = _Decision("existential", reason="asserted-later")
+            elif decision.reason in ("for-gerund", "for-beneficiary") and \
+                    mentions[k].category != "person" and _shares_definite(span.root) and any(
+                    mentions[j].category == mentions[k].category and other.usage == "existential"
+                    for j, _, other in decided if j != k):
+                # "a knife used for cutting the cupcakes", "light for the people and luggage":
+                # a definite thing of the scene that something is for. (Not people: "for the
+                # people attending" can be others than those in the picture.)
+                decision = _Decision("existential", reason="asserted-elsewhere")
             results[k] = _to_label(caption, mentions[k], decision, self.name)
         return [results[k] for k in range(len(mentions))]
+
+
+def _shares_definite(token: Token) -> bool:
+    """Definite itself or, without a determiner of its own, an "and"-conjunct of a definite
+    phrase: "the people and luggage" (not "the woman or someone else")."""
+    while not _is_definite(token) and token.dep_ == "conj" and \
+            not _has_own_determiner(token) and _and_conjunct(token):
+        token = token.head
+    return _is_definite(token)
+
+
+def _and_conjunct(conjunct: Token) -> bool:
+    """Joined by "and" to the phrase before, and not "other" things: "the cups and plates"."""
+    words = {t.lower_ for t in conjunct.doc[conjunct.head.i + 1:conjunct.i]}
+    return "and" in words and not words & {"or", "nor", "other", "another", "else"} and \
+        not any(c.lower_ in ("other", "else") for c in conjunct.children)
 
 
 @dataclass
@@ -276,6 +300,11 @@ def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
     phrase = _np_top(token)  # "the group of people"
     if phrase.lower_ not in lex.PARTITIVE_NOUNS:
         phrase = token
+    if phrase.dep_ == "compound" and _is_noun(phrase.head) and phrase.head.i > phrase.i:
+        phrase = phrase.head  # "enjoying the train ride" after "a train"
+    while phrase.dep_ == "conj" and not _has_own_determiner(phrase) and not \
+            _is_definite(phrase) and _and_conjunct(phrase):
+        phrase = phrase.head  # "observing the vehicles and trucks"
     if mention.category not in seen.asserted or not _is_definite(phrase):
         return False
     word = mention.word.lower()
@@ -450,7 +479,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     after = doc[span.end:span.end + 2]
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
             and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof",
-                                   "made"):
+                                   "made", "only"):
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
 
@@ -478,6 +507,9 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS or \
             head.lower_ in lex.ROLE_HEADS:
         return None
+    if _default_categories().get(head.lower_) == category or \
+            head.lower_ in lex.SAME_OBJECT_HEADS.get(category, ()):
+        return None  # "a pickup truck", "a sub sandwich", "pizza pies": the object itself
     return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
 
 
@@ -487,6 +519,10 @@ def _is_colour(token: Token) -> bool:
     if token.lower_ == "oranges" or any(c.dep_ == "det" and c.lower_ in ("an", "another", "one")
                                         for c in token.children):
         return False
+    doc = token.doc
+    if token.i >= 2 and doc[token.i - 1].lower_ == "of" and doc[token.i - 2].lower_ in \
+            lex.PART_HEADS:
+        return False  # "a few slices of orange" (whatever the tagger makes of it)
     if token.tag_ == "JJ" or token.dep_ in ("amod", "acomp", "compound", "advmod", "oprd"):
         return True
     neighbours = [t.lower_ for t in token.doc[max(token.i - 2, 0):token.i + 3] if t.i != token.i]
@@ -513,6 +549,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             first, last, reason = found
             start, end = _chars(first, last)
             return _Decision("non_assertive", "depictive", (start, max(end, root.idx)), reason)
+    painted = _painted_on(root)
+    if painted is not None:
+        return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
     for child in root.children:  # "a man on the screen"
         if child.dep_ == "prep" and child.lower_ in ("on", "in"):
             for obj in child.children:
@@ -520,6 +559,19 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                         child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
+    return None
+
+
+def _painted_on(root: Token) -> Token | None:
+    """The decoration verb of "a cat printed on it", "a dog is painted on the wall": a picture
+    put on a surface ("a car painted red" is a real car: no surface)."""
+    verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
+    if root.dep_ == "nsubjpass":
+        verbs.append(root.head)
+    for verb in verbs:
+        if verb.lower_ in lex.DECORATION_VERBS and any(
+                c.dep_ == "prep" and c.lower_ in ("on", "onto") for c in verb.children):
+            return verb
     return None
 
 
@@ -549,6 +601,11 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.left_edge, head, "depiction-of"  # "a drawing of a horse, a dog, and ..."
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
         return head.head, head, "shaped-like"  # "a cake shaped like a car"
+    if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in (
+            "look", "resemble") and head.head.dep_ in ("xcomp", "advcl") and (
+            head.head.head.lower_ in lex.FORM_LIKE_HEADS or head.head.head.lower_ in
+            lex.DECORATION_VERBS):
+        return head.head.head, head, "shaped-like"  # "a cake decorated to look like a laptop"
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
             and head.head.head.lower_ == "in":
         return head.head.head, head, "in-the-shape-of"
@@ -562,13 +619,29 @@ def _depiction_step(child: Token, head: Token, category: str
             return anchor.left_edge, head, "depiction-with"
     if child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") \
             and head.lower_ in lex.DEPICTING_VERBS:
-        if head.lower_ in lex.TEXT_VERBS:
-            return head, head, "text-content"
         subject = _subject_of(head)
+        if head.lower_ in lex.TEXT_VERBS:
+            # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
+            # needs a subject that is not a reader, the other text verbs only no reader.
+            reads = head.lower_ in ("read", "reads", "reading")
+            if subject is None and not reads or subject is not None and not _is_animate(subject):
+                return head, head, "text-content"
+            return None
         if subject is not None and subject.lower_ in lex.MEDIUM_NOUNS \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
-    if child.dep_ == "attr":  # "the stuffed animal toy appears to be an elephant"
+    if child.dep_ == "dobj" and head.lower_ in lex.CONTENT_VERBS:
+        subject = _subject_of(head)
+        if subject is not None and subject.i < head.i and subject.lower_ in \
+                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}:
+            return subject.left_edge, head, "depicting-verb"  # "the painting includes a cat"
+    if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
+        subject = _subject_of(head)
+        if subject is not None and subject.i < head.i and subject.lower_ in \
+                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs", "logo", "logos"}:
+            return subject.left_edge, head, "held-by-depiction"  # "the statue holds a pizza"
+    if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
+        # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)
         if subject is not None and subject.i < child.i and (
                 subject.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
@@ -576,6 +649,13 @@ def _depiction_step(child: Token, head: Token, category: str
                        for t in subject.subtree if t.i < subject.i)):
             return subject.left_edge, head, "depiction-identity"
     return None
+
+
+def _is_animate(noun: Token) -> bool:
+    """A person or an animal (or a pronoun for one): "she", "a woman", "the dog"."""
+    return noun.lower_ in ("he", "she", "they", "i", "we", "you", "who", "someone", "somebody",
+                           "everyone", "anyone") or _default_categories().get(noun.lower_) in \
+        lex.ANIMATE_CATEGORIES
 
 
 def _is_representation(noun: Token) -> bool:
@@ -618,7 +698,8 @@ def _previous_list_item(root: Token) -> Token | None:
     """The item before ", and X" when the parser attached the list's last item to the verb: "has
     a drawing of a motorcycle, a bicycle, and a person" (the person is drawn too)."""
     doc, start = root.doc, root.left_edge.i
-    if root.dep_ != "conj" or not root.head.tag_.startswith("VB") or root.head.i > root.i or \
+    if root.dep_ != "conj" or not _is_noun(root) or not root.head.tag_.startswith("VB") or \
+            root.head.i > root.i or \
             start < 3 or doc[start - 1].lower_ not in ("and", "or") or doc[start - 2].text != ",":
         return None
     item = doc[start - 3]
@@ -639,6 +720,9 @@ def _frame_in_scene(noun: Token) -> bool:
     if any(t.dep_ == "pobj" and t.lower_ in lex.HANGING_SURFACES and t.head.lower_ in ("on", "in")
            or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree):
         return True  # "a picture of a cat on the wall": a thing in the scene
+    if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
+                                   lex.IMAGE_NOUNS for c in noun.head.children):
+        return False  # "the image features a vintage photograph of a street": the image itself
     start = _sentence_start(noun)
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -708,6 +792,15 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         conjunct = conjunct.head
     top = _np_top(root)
     head = top.head
+    first = top.left_edge.i
+    if first >= 2 and doc[first - 1].lower_ == "not" and doc[first - 2].lower_ in (
+            ",", ";", "but", "and", "-", "–", "—"):
+        # "holding a tennis racket, not a baseball bat": the second is named to deny it.
+        return _Decision("non_assertive", "negation", _chars(doc[first - 1], root), "contrast")
+    answer = _field_answer(root)
+    if answer is not None and answer.lower_ in lex.NEGATIVE_ANSWERS:
+        # "- People: none visible": a field of a list-style answer whose value denies it.
+        return _Decision("non_assertive", "negation", _chars(root, answer), "negative-field")
     if top.i != root.i:  # "no signs of land or other aircraft", "no group of people"
         for det in top.children:
             if det.dep_ == "det" and det.lower_ in lex.NEGATIVE_DETERMINERS and det.i < root.i:
@@ -718,6 +811,11 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     if top.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("pcomp", "pobj") and \
             head.head.lower_ in lex.NEGATIVE_PREPOSITIONS:  # "without any people present"
         return _Decision("non_assertive", "negation", _chars(head.head, root), "without")
+    if top.dep_ in ("nsubj", "nsubjpass") and any(
+            c.dep_ == "mark" and c.lower_ in lex.NEGATIVE_PREPOSITIONS and c.i < top.i
+            for c in head.children):  # the same, parsed as a clause: "without people present"
+        mark = next(c for c in head.children if c.dep_ == "mark")
+        return _Decision("non_assertive", "negation", _chars(mark, root), "without")
     for clause in top.children:  # "someone nearby who is not visible"
         if clause.dep_ == "relcl" and _is_presence_predicate(clause) and any(
                 c.dep_ == "neg" for c in clause.children):
@@ -729,6 +827,24 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
         return _Decision("non_assertive", "negation", _chars(head, root), "lack")
     return _verbal_negation(top, root)
+
+
+def _field_answer(root: Token) -> Token | None:
+    """The first word of the value when the mention is a field name of a list-style answer
+    ("- People: none visible", "Cars: 2"): the mention starts its line or list item and a colon
+    follows it."""
+    doc = root.doc
+    start, end = root.i, root.i + 1
+    while start > 0 and doc[start - 1].dep_ in ("compound", "amod") and \
+            doc[start - 1].head.i == root.i:
+        start -= 1  # "Traffic lights: none"
+    if end + 1 >= len(doc) or doc[end].text != ":":
+        return None
+    if start > 0 and not (doc[start - 1].text in ("-", "*", "•", "\n") or "\n" in
+                          doc[start - 1].text or doc[start - 1].is_sent_end or
+                          doc[start - 1].text in (".", ";")):
+        return None
+    return doc[end + 1]
 
 
 def _verbal_negation(top: Token, root: Token) -> _Decision | None:
@@ -772,6 +888,10 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
             # the activity; a purpose does not reach into a place phrase.
             return None
         located |= child.dep_ == "prep" and child.lower_ in lex.LOCATIVE_PREPOSITIONS
+        if child.dep_ in ("relcl", "acl") and _is_noun(head) and _is_definite(head):
+            # "to prepare the dish, which includes carrots", "to light this space, filled with
+            # chairs": a clause on a definite thing says what is there, whatever it is for.
+            return None
         if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
             marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
             if marks:
@@ -782,6 +902,9 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
             if _is_possessed(top):
                 return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
+        if child.dep_ == "pobj" and head.lower_ == "for" and child.tag_ == "CD" and \
+                child.i != root.i:
+            return None  # "a table for two with plates and glasses": a size, not a purpose
         if child.dep_ == "pobj" and head.lower_ == "for":
             decision = _for_phrase(head, root)
             if decision is not None:
@@ -801,10 +924,11 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
                 if _is_possessed(top):
                     # "ready to hit the ball with his racket": his racket is presupposed.
                     return _Decision("existential", reason="possessive-under-purpose")
-                if governor.lower_ == "ready" and child.dep_ != "agent" and not any(
+                if governor.lower_ in lex.READY_GOVERNORS and child.dep_ != "agent" and not any(
                         c.dep_ == "auxpass" for c in head.children):
-                    # "ready to dig into a large pizza": what someone is ready to act on is
-                    # there; "ready to be enjoyed by someone" names a beneficiary.
+                    # "ready to dig into a large pizza", "about to blow out the candles on a
+                    # cake": what someone is ready to act on is there; "ready to be enjoyed by
+                    # someone" names a beneficiary.
                     return _Decision("existential", reason="ready-object")
                 cue = governor if governor.i < head.i else head
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
@@ -886,7 +1010,8 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
-    decision = _open_question(root, top) or _alternative(root, category)
+    decision = _open_question(root, top) or _question(root, top) or \
+        _alternative(root, category)
     if decision is not None:
         return decision
     return _predicate_hedge(root, top, category)
@@ -917,6 +1042,20 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
 
 
+def _question(root: Token, top: Token) -> _Decision | None:
+    """A question asks, it does not assert: "Q: Is there a stop sign?" (a definite phrase keeps
+    its presupposition: "What colour is the bus?")."""
+    if _is_definite(top) or _is_definite(root):
+        return None
+    doc, k = root.doc, root.i + 1
+    while k < len(doc) and not (doc[k].is_sent_start or doc[k].text in (".", "!", "?", "\n")):
+        k += 1
+    first = _sentence_start(root)
+    if k < len(doc) and doc[k].text == "?" and doc[first].lower_ in lex.QUESTION_OPENERS:
+        return _Decision("non_assertive", "hedged", _chars(doc[first], doc[k]), "question")
+    return None
+
+
 def _open_question(root: Token, top: Token) -> _Decision | None:
     """Inside a "whether"/"if" clause, nothing is asserted: "it is unclear whether there is a
     car", "I am not sure if a dog is there" (a definite phrase keeps its presupposition)."""
@@ -934,9 +1073,14 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
     """The hedge on a main clause whose indefinite subject it covers: an epistemic modal ("a dog
     may be sleeping next to him") or a raising verb with a locative complement ("a horse appears
     to be in the distance"). "A man appears to be cooking" hedges the activity, not the man."""
+    if predicate.dep_ == "relcl" and not _is_definite(subject) and subject.tag_ == "NNS":
+        # "a light where cars seemingly wait": the adverb covers the relative clause's subject
+        # (a modal there reads as a habit: "where cars may park" is generic).
+        return next((c for c in predicate.children if c.dep_ == "advmod" and c.lower_ in
+                     lex.HEDGE_ADVERBS and subject.i < c.i < predicate.i), None)
     if predicate.dep_ not in ("ROOT", "conj") or _is_definite(subject) or \
-            not subject.tag_.startswith("NN"):
-        return None
+            not subject.tag_.startswith("NN") or _placed_by_participle(subject):
+        return None  # "a woman standing by the counter is probably going to ...": she is there
     for child in predicate.children:
         if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
                 predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
@@ -944,6 +1088,12 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
                 child.i < predicate.i and subject.i < child.i:
             return child  # "a dog is probably sleeping next to him", "cars seemingly wait"
+        if child.dep_ in ("acomp", "advmod") and child.lower_ in lex.HEDGE_ADVERBS and \
+                predicate.lower_ in ("is", "are", "was", "were", "be") and \
+                subject.i < child.i and any(
+                    c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
+                    for c in list(predicate.children) + list(child.children)):
+            return child  # "a person is likely inside the car"
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
@@ -954,15 +1104,24 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
     return None
 
 
+def _placed_by_participle(noun: Token) -> bool:
+    """ "a woman standing by the counter": a participle that places the noun in the scene."""
+    return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > noun.i and any(
+        g.dep_ == "prep" and (g.lower_ in lex.LOCATIVE_PREPOSITIONS or g.lower_ == "by"
+                              and c.lower_ in lex.POSTURE_VERBS) for g in c.children)
+        for c in noun.children)
+
+
 def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
     """A hedge adverb on the noun phrase itself, before it or trailing it."""
     doc = span.doc
     cue = None
     for token in (root, top):
         for child in token.children:
-            if child.lower_ in lex.HEDGE_ADVERBS and child.i < root.i and \
+            if (child.lower_ in lex.HEDGE_ADVERBS or child.dep_ == "amod" and
+                    child.lower_ in lex.HEDGE_NOUN_ADJECTIVES) and child.i < root.i and \
                     child.dep_ in ("advmod", "amod", "npadvmod"):
-                cue = child
+                cue = child  # "possibly a remote", "a possible dog"
     k = min(top.left_edge.i, root.left_edge.i) - 1
     while cue is None and k >= 0 and doc[k].lower_ in ("either", "(", ",", "even"):
         k -= 1
@@ -971,7 +1130,9 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
     if cue is not None:
         if _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
-        if _type_hedge(top, category):
+        if _type_hedge(top, category) and _alternative(root, category) is None:
+            # "an animal, possibly a horse" re-describes the animal; "possibly a horse or a
+            # cow" leaves open which object it is.
             return _Decision("existential", reason="type-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     for child in root.children:  # "a cat, perhaps."
@@ -1002,6 +1163,8 @@ def _type_hedge(np: Token, category: str) -> bool:
         anchor = np.head
     elif np.dep_ in ("attr", "oprd"):
         anchor = _subject_of(np.head)
+        if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.head.dep_ == "relcl":
+            anchor = anchor.head.head  # "a stuffed animal, which appears to be a teddy bear"
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
@@ -1047,9 +1210,18 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
                 not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
+        if head.lower_ in lex.BELIEF_VERBS and child.dep_ == "ccomp" and any(
+                c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in head.children) and \
+                not _own_definite(root, top):
+            return _Decision("non_assertive", "hedged", _chars(head, root), "belief")
         if child.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in lex.ADVERBIAL_MARKS
                                          for c in child.children):
             return None  # "they may have arrived late, since chairs can be seen": its own claim
+        if child.dep_ == "relcl" and _is_noun(head) and child.left_edge.i > 0 and \
+                child.doc[child.left_edge.i - 1].text == ",":
+            # "a person, possibly a man, who is also holding a phone": the hedge is on who
+            # the person is; the relative clause says what that person does.
+            continue
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
@@ -1096,6 +1268,9 @@ def _clause_hedge(clause: Token, subject: Token) -> Token | None:
     if clause.dep_ == "advcl" and not _impression_mark(clause):
         return None
     said_of = _subject_of(governor)
+    if governor.lower_ in lex.BELIEF_VERBS and said_of is not None and \
+            said_of.lower_ in ("i", "we"):
+        return governor  # "I think there is a cat under the table"
     if said_of is not None and said_of.lower_ not in ("it", "this") and not any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
         return None  # "children appear engaged as they play around kites flying": a mis-parse
@@ -1117,6 +1292,11 @@ def _placed_by_relative(noun: Token) -> bool:
     doc = noun.doc
     for clause in noun.children:
         start = clause.left_edge.i
+        if clause.dep_ == "acl" and clause.tag_ in ("VBG", "VBN") and clause.i > noun.i and \
+                _definite_article(noun) is not None and any(
+                    c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
+                    for c in clause.children):
+            return True  # "play with the frisbee lying next to them"
         if clause.dep_ != "relcl" or clause.i < noun.i or start == 0 or \
                 doc[start - 1].text != "," or doc[start].lower_ not in ("which", "who", "that"):
             continue
@@ -1208,6 +1388,11 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
         return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
     clause = top.head
+    typical = next((c for c in root.children if c.dep_ == "amod" and c.lower_ in
+                    lex.TYPICAL_ADJECTIVES), None)
+    if typical is not None and top.dep_ == "pobj" and top.head.lower_ in ("like", "as"):
+        # "yellow, like a typical school bus": a comparison with the kind.
+        return _Decision("non_assertive", "generic", _chars(top.head, root), "typical-kind")
     if _kind_statement(top):
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
     verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
@@ -1275,5 +1460,7 @@ def _kind_statement(top: Token) -> bool:
         return False
     copula = top.head
     return copula.lower_ in lex.KIND_COPULAS and any(
-        c.dep_ == "attr" and c.tag_ == "NNS" and not any(
-            g.dep_ in ("det", "nummod", "poss") for g in c.children) for c in copula.children)
+        c.dep_ == "attr" and (c.tag_ == "NNS" and not any(
+            g.dep_ in ("det", "nummod", "poss") for g in c.children) or any(
+            g.dep_ == "amod" and g.lower_ in lex.GENERIC_ADJECTIVES for g in c.children))
+        for c in copula.children)  # "dogs are loyal animals", "pigeons are a common sight"

@@ -113,7 +113,14 @@ MEDIUM_NOUNS: frozenset[str] = frozenset({
     "banner", "banners", "mural", "canvas", "page", "pages", "cover", "painting", "paintings",
     "picture", "pictures", "drawing", "drawings", "label", "labels", "magazine", "newspaper",
     "book", "box", "card", "cards", "calendar", "sticker", "stickers", "flag", "flags", "logo",
+    # What a screen plays: "a documentary featuring a bear".
+    "documentary", "documentaries", "movie", "movies", "film", "films", "video", "videos",
+    "cartoon", "cartoons", "commercial", "commercials", "advertisement", "advertisements", "ad",
+    "ads",
 })
+# What a statue or a toy does with its hands is part of it: "the statue is holding a pizza".
+HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug") | {
+    "held", "worn", "carried"}
 # "taking a picture of a pizza" photographs a real pizza.
 PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "shoot") | {
     "took", "taken", "shot"}
@@ -250,6 +257,9 @@ HABITUAL_ADVERBS: frozenset[str] = frozenset({
 # "a spot popular with tourists", "a popular spot for tourists".
 GENERIC_ADJECTIVES: frozenset[str] = frozenset({"popular", "favorite", "favourite", "common",
                                                 "frequented", "known", "famous", "beloved"})
+# "like a typical school bus": the kind, in a comparison.
+TYPICAL_ADJECTIVES: frozenset[str] = frozenset({"typical", "ordinary", "regular", "average",
+                                                "standard", "classic", "traditional"})
 
 # --- not the object ---------------------------------------------------------------------------
 # Verbs of posture and motion that the small English model often tags as nouns after a subject
@@ -280,16 +290,20 @@ PART_HEADS: frozenset[str] = frozenset({
     "stem", "stems", "florets", "spout", "rim", "rims", "base", "blade", "blades", "bristles",
     "caboose",
     "strap", "straps", "string", "strings", "cord", "buttons", "button", "lights", "light",
-    "pole", "post", "tower", "hand", "display", "monitor", "touchpad", "trackpad",
+    "pole", "post", "hand", "display", "monitor", "touchpad", "trackpad",
     "shell", "basin", "faucet", "tap", "drawer", "drawers", "shelf",
     "shelves", "compartments", "burners", "burner", "panel", "dial", "dials", "kitten", "puppy",
     "puppies", "kittens", "calf", "foal", "cub", "cubs", "herd", "flock", "family", "group",
     "pack", "pair", "team", "crowd", "line", "fleet", "collection", "bunch", "stack", "pile",
     "set", "row", "rows", "load", "area", "areas", "top", "ride", "rides", "counter",
-    "countertop", "presence", "activity", "faces", "bowl", "computer", "computers"})
+    "countertop", "presence", "activity", "faces", "bowl", "computer", "computers", "keyboard",
+    "keyboards", "trick", "tricks", "element", "elements"})
+# Heads that name the same object in other words: "a pizza pie" is a pizza.
+SAME_OBJECT_HEADS: dict[str, frozenset[str]] = {"pizza": frozenset({"pie", "pies"})}
 # Compounds, read head-first, in which the object word is the head yet names something else.
 HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("toilet", "bowl"), ("jet", "ski"), ("jet", "skis"), ("cable", "car"), ("cable", "cars"),
+    ("motor", "bike"), ("motor", "bikes"), ("dirt", "bike"), ("dirt", "bikes"),
     ("train", "car"), ("train", "cars"), ("rail", "car"), ("street", "car"), ("dining", "car"),
     ("passenger", "car"), ("passenger", "cars"), ("subway", "car"), ("subway", "cars"),
     ("trolley", "car"), ("box", "car"), ("freight", "car"), ("freight", "cars"),
@@ -343,7 +357,8 @@ PARTITIVE_NOUNS: frozenset[str] = frozenset({
 ACTIVITY_MODIFIERS: frozenset[str] = frozenset({"ski", "skis", "baseball", "basketball",
                                                 "football", "volleyball", "soccer", "tennis"})
 # Heads that turn a modifier into the thing itself ("human presence" = presence of humans).
-PRESENCE_HEADS: frozenset[str] = frozenset({"presence", "activity", "activities"})
+PRESENCE_HEADS: frozenset[str] = frozenset({"presence", "activity", "activities", "element",
+                                            "elements"})
 # Verbs of inference: what their clause says is concluded, not seen ("possibly indicating that
 # someone was using it", "suggesting that someone might have been in the room").
 INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hint", "signal")
@@ -363,3 +378,24 @@ NON_PURPOSE_FOR_HEADS: frozenset[str] = frozenset({"except", "as", "but", "save"
 WHERE_WORDS: frozenset[str] = frozenset({"where", "wherever"})
 GENERIC_MODALS: frozenset[str] = frozenset({"can", "could", "might", "may", "would", "should",
                                             "will"})
+# The value of a list-style field that denies it: "People: none visible", "Dogs: no".
+NEGATIVE_ANSWERS: frozenset[str] = frozenset({"none", "no", "not", "absent", "zero", "0",
+                                              "nothing", "n/a"})
+# First words of a yes/no question: "Is there a dog?", "Are any people visible?".
+QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", "does", "did",
+                                              "can", "could", "has", "have", "any", "q"})
+# Posture participles whose "by" places the subject ("standing by the counter"; not "made by").
+POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest", "lean", "park",
+                                           "kneel", "crouch", "perch") | {"lying", "sat", "stood",
+                                                                          "parked"}
+# Governors of an infinitive whose object is there to be acted on: "ready to hit the ball",
+# "about to cut a cake", "preparing to hit a tennis ball".
+READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "prepared"}
+# What a depiction "includes" is its content: "the painting on the board includes a cat".
+CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict")
+# First-person belief: "I think there is a cat", "we believe a dog is there".
+BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume") | {
+    "thought", "believed"}
+# Adjectives that hedge the noun they modify: "a possible dog", "a probable person".
+HEDGE_NOUN_ADJECTIVES: frozenset[str] = frozenset({"possible", "probable", "potential",
+                                                   "presumed", "suspected", "likely"})

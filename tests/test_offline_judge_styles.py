@@ -1,0 +1,73 @@
+"""The offline judge on captions in other styles (`tests/data/usage_styles.jsonl`).
+
+160 captions written for this test in eight styles (COCO-like one-liners, BLIP-2 terse, LLaVA-1.5
+detailed, GPT-4V hedging, Qwen/InternVL lists, InstructBLIP/MiniGPT-4 speculation, VQA answers,
+depictions), 44% with a non-assertive mention, each mention labelled from the labelling guide
+(`tests/data/usage_check_guide.md`) by the writer, who did not read the judge's code. One pass
+only (no second labeller), so the figures are a check of styles, not a human-agreement figure.
+Gold mentions the extractor does not produce at the same place (other synonyms, "TV" inside a
+longer phrase) are not scored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from halluscope.text.mentions import extract_mentions
+
+from test_offline_judge import judge  # noqa: F401  (the module-scoped judge fixture)
+
+STYLES = Path(__file__).parent / "data" / "usage_styles.jsonl"
+
+
+def gold_offset(caption: str, word: str, occurrence: int) -> int:
+    """Character offset of the `occurrence`-th (1-based) exact occurrence of `word`."""
+    position = -1
+    for _ in range(occurrence):
+        position = caption.find(word, position + 1)
+    return position
+
+
+def scored_pairs(judge) -> list[tuple[dict, object]]:
+    rows = [json.loads(line) for line in STYLES.read_text().splitlines()]
+    mentions = [extract_mentions(r["caption"]) for r in rows]
+    labels = judge.label([r["caption"] for r in rows], mentions)
+    pairs = []
+    for row, found, labs in zip(rows, mentions, labels):
+        by_start = {m.start: lab for m, lab in zip(found, labs)}
+        for gold in row["mentions"]:
+            label = by_start.get(gold_offset(row["caption"], gold["word"], gold["occurrence"]))
+            if label is not None:
+                pairs.append((gold, label))
+    return pairs
+
+
+def test_styles_file_is_well_formed():
+    rows = [json.loads(line) for line in STYLES.read_text().splitlines()]
+    assert len(rows) == 160 and len({r["id"] for r in rows}) == 160
+    assert len({r["style"] for r in rows}) == 8
+    for row in rows:
+        for gold in row["mentions"]:
+            assert gold_offset(row["caption"], gold["word"], gold["occurrence"]) >= 0, gold
+            assert (gold["subtype"] is not None) == (gold["usage"] == "non_assertive"), gold
+
+
+@pytest.mark.slow
+def test_offline_judge_on_other_caption_styles(judge):
+    pairs = scored_pairs(judge)
+    confusion = Counter((gold["usage"], label.usage) for gold, label in pairs)
+    true_positive = confusion[("non_assertive", "non_assertive")]
+    gold_na = sum(v for (g, _), v in confusion.items() if g == "non_assertive")
+    judged_na = sum(v for (_, j), v in confusion.items() if j == "non_assertive")
+    agreement = sum(v for (g, j), v in confusion.items() if g == j) / len(pairs)
+    print("offline judge on usage_styles:", len(pairs), "mentions", dict(confusion))
+    # Measured: 550 scored mentions, 97.3% agreement, recall 81/90 (90.0%), precision 81/86
+    # (94.2%); one mention is about 1.1 points of recall.
+    assert len(pairs) >= 500
+    assert agreement >= 0.96
+    assert true_positive / gold_na >= 0.87
+    assert true_positive / judged_na >= 0.92
