@@ -67,7 +67,9 @@ def _check_judge_failures(failures: int, mentions: int, max_rate: float | None) 
     if not mentions or not failures:
         return
     rate = failures / mentions
-    if failures == mentions or (max_rate is not None and rate > max_rate):
+    # Without a rate only a run that failed everywhere is an error; with one, only a share
+    # above it (so --max-judge-failure-rate 1 never fails the run).
+    if (failures == mentions) if max_rate is None else rate > max_rate:
         limit = ("every judgement failed" if max_rate is None else
                  f"more than --max-judge-failure-rate {max_rate:.1%}")
         raise ConfigError(f"judge failures: {failures} of {mentions} mentions ({rate:.1%}): "
