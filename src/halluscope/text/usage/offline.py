@@ -160,10 +160,16 @@ class OfflineJudge:
 def _shares_definite(token: Token) -> bool:
     """Definite itself or, without a determiner of its own, an "and"-conjunct of a definite
     phrase: "the people and luggage" (not "the woman or someone else")."""
+    return _is_definite(_first_conjunct(token))
+
+
+def _first_conjunct(token: Token) -> Token:
+    """The phrase whose determiner an "and"-conjunct without one of its own shares: "trucks" in
+    "the vehicles and trucks" -> "vehicles"."""
     while not _is_definite(token) and token.dep_ == "conj" and \
             not _has_own_determiner(token) and _and_conjunct(token):
         token = token.head
-    return _is_definite(token)
+    return token
 
 
 def _and_conjunct(conjunct: Token) -> bool:
@@ -302,9 +308,7 @@ def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
         phrase = token
     if phrase.dep_ == "compound" and _is_noun(phrase.head) and phrase.head.i > phrase.i:
         phrase = phrase.head  # "enjoying the train ride" after "a train"
-    while phrase.dep_ == "conj" and not _has_own_determiner(phrase) and not \
-            _is_definite(phrase) and _and_conjunct(phrase):
-        phrase = phrase.head  # "observing the vehicles and trucks"
+    phrase = _first_conjunct(phrase)  # "observing the vehicles and trucks"
     if mention.category not in seen.asserted or not _is_definite(phrase):
         return False
     word = mention.word.lower()
@@ -1289,14 +1293,11 @@ def _impression_mark(clause: Token) -> bool:
 def _placed_by_relative(noun: Token) -> bool:
     """A non-restrictive relative clause that locates the noun, without a hedge or negation of
     its own: ", which is mounted on the wall", ", which sits on the table"."""
+    if _definite_article(noun) is not None and _placed_by_participle(noun):
+        return True  # "play with the frisbee lying next to them"
     doc = noun.doc
     for clause in noun.children:
         start = clause.left_edge.i
-        if clause.dep_ == "acl" and clause.tag_ in ("VBG", "VBN") and clause.i > noun.i and \
-                _definite_article(noun) is not None and any(
-                    c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
-                    for c in clause.children):
-            return True  # "play with the frisbee lying next to them"
         if clause.dep_ != "relcl" or clause.i < noun.i or start == 0 or \
                 doc[start - 1].text != "," or doc[start].lower_ not in ("which", "who", "that"):
             continue
