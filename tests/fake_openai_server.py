@@ -205,12 +205,20 @@ class FakeOpenAI:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             fault = self.faults.pop(0) if self.faults else None
             wait = self.delay + self._random.random() * self.jitter
+        handler.counted_in_flight = True  # type: ignore[attr-defined]
         try:
             self._respond(handler, fault, wait)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test): nothing to answer
         finally:
-            with self._lock:
+            self._release(handler)
+
+    def _release(self, handler: BaseHTTPRequestHandler) -> None:
+        """The request stops counting as in flight (once): before its answer is written, since
+        a client that has its answer may send the next request before this thread runs on."""
+        with self._lock:
+            if getattr(handler, "counted_in_flight", False):
+                handler.counted_in_flight = False  # type: ignore[attr-defined]
                 self.in_flight -= 1
 
     def _draw(self, key: str) -> str | None:
@@ -286,19 +294,17 @@ class FakeOpenAI:
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens}})
 
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any],
+    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any],
               headers: dict[str, str] | None = None) -> None:
-        FakeOpenAI._send_raw(handler, status, json.dumps(payload).encode(), "application/json",
-                             headers)
+        self._send_raw(handler, status, json.dumps(payload).encode(), "application/json", headers)
 
-    @staticmethod
-    def _send_raw(handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str,
-                  headers: dict[str, str] | None = None) -> None:
+    def _send_raw(self, handler: BaseHTTPRequestHandler, status: int, data: bytes,
+                  content_type: str, headers: dict[str, str] | None = None) -> None:
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             handler.send_header(name, value)
         handler.end_headers()
+        self._release(handler)
         handler.wfile.write(data)

@@ -89,11 +89,11 @@ def figures(pairs: list[tuple[dict, object]]) -> dict[str, object]:
 def test_offline_judge_on_the_check_half(shared_data):
     result = figures(judge_rows(shared_data, "check"))
     print("offline judge on usage_check (check half):", result)
-    # Regression floors a little under the measured 98.0% / 79.2% (38/48) / 92.7% (38/41) /
-    # 94.7% (36/38); one mention is about 2 points. The goal (>= 93% agreement, >= 85% recall
-    # and precision, >= 90% subtypes) is met for all but recall.
+    # Regression floors a little under the measured 98.3% / 83.3% (40/48) / 93.0% (40/43) /
+    # 95.0% (38/40); one mention is about 2 points. The goal (>= 93% agreement, >= 85% recall
+    # and precision, >= 90% subtypes) is met for all but recall (one mention short).
     assert result["agreement"] >= 0.97
-    assert result["recall"] >= 0.77
+    assert result["recall"] >= 0.81
     assert result["precision"] >= 0.90
     assert result["subtype_accuracy"] >= 0.92
 

@@ -84,6 +84,128 @@ NON_ASSERTIVE = [
     # A hedge adverb in a where-clause covers its subject; a modal there is a habit.
     ("A light hangs over the road where cars seemingly wait.", "cars", 0, "hedged"),
     ("A street where cars may park.", "cars", 0, "generic"),
+    # Round 4. A raising verb with a placing participle hedges its indefinite subject (also
+    # parsed with the verb as an auxiliary); an animal made of a material is a representation.
+    ("A few bottles appear scattered across the room.", "bottles", 0, "hedged"),
+    ("A cat seems perched on the fence.", "cat", 0, "hedged"),
+    ("The cow is made of plastic and hangs from a wire.", "cow", 0, "depictive"),
+    ("A horse carved out of wood stands in the yard.", "horse", 0, "depictive"),
+    # Consonant-y verbs ("implies", "carries") inflect like the rest.
+    ("The presence of a leash implies a dog.", "dog", 0, "hedged"),
+    # A possibility noun; out of sight, out of frame.
+    ("There is a chance that a bird is nearby.", "bird", 0, "hedged"),
+    ("There is a possibility of a dog hiding in the bushes.", "dog", 0, "hedged"),
+    ("A leash lies on the floor; the dog is nowhere to be seen.", "dog", 0, "negation"),
+    ("A man holds a leash, but the dog is out of frame.", "dog", 0, "negation"),
+    # A ban names what is kept out (a negation cue wins over an inference or a habit).
+    ("This indicates that bicycles are not allowed in the area.", "bicycles", 0, "negation"),
+    ("It may be a place where vehicles are not permitted.", "vehicles", 0, "negation"),
+    # Written VLM-style captions (round 5). A depiction referred to again by a definite noun.
+    ("A framed photo of a horse hangs above the bed. The horse is white.", "horse", 1,
+     "depictive"),
+    # A story's "about"; a pattern of animals; a medium the participle was not hung on.
+    ("The TV shows a documentary about elephants.", "elephants", 0, "depictive"),
+    ("The curtain has a pattern of small birds on it.", "birds", 0, "depictive"),
+    ("There is a poster on the door of the shop showing a dog.", "dog", 0, "depictive"),
+    ("There is an advertisement showing a family on a beach, with a boy holding a surfboard.",
+     "surfboard", 0,
+     "depictive"),
+    # Absence: "not in the picture", "nobody has one", "missing".
+    ("The people who left the bags are not in the picture.", "people", 0, "negation"),
+    ("It is raining, but nobody is holding an umbrella.", "umbrella", 0, "negation"),
+    ("Two slices of cake are on the plate and the third cake is missing.", "cake", 1,
+     "negation"),
+    ("A man sits on a bench. The person who owns the bag is not visible.", "person", 0,
+     "negation"),
+    # Kinds and habits.
+    ("Fresh pizza is a popular choice for lunch.", "pizza", 0, "generic"),
+    ("It shows that zebras are well adapted to the heat.", "zebras", 0, "generic"),
+    ("These kinds of boats are often used for fishing.", "boats", 0, "generic"),
+    ("The picture captures the habit of cats sleeping in boxes.", "cats", 0, "generic"),
+    ("A lawn where families often come to walk their dogs.", "dogs", 0, "generic"),
+    # Purpose of a "so that" clause; an inference with "must have".
+    ("The gate is open so that cars can pass.", "cars", 0, "purpose"),
+    ("The plates are empty, so someone must have eaten the cake.", "someone", 0, "hedged"),
+    # A hedge on more instances than those asserted later.
+    ("There might be more sheep behind the hill. The sheep in front are white.", "sheep", 0,
+     "hedged"),
+    # A further instance is no type hedge, with or without an earlier one of its kind.
+    ("A cat sleeps on the pillow. The lump could be a second cat.", "cat", 1, "hedged"),
+    ("In the distance, a woman walks, and there seems to be a child ahead of her.", "child", 0,
+     "hedged"),
+    # Shared material modifiers, printed fabric, patterns, stories, videos, rubber toys.
+    ("There are plastic cows and sheep on the shelf.", "sheep", 0, "depictive"),
+    ("A towel printed with small boats.", "boats", 0, "depictive"),
+    ("A shirt with a pattern of little cars.", "cars", 0, "depictive"),
+    ("The TV plays a cartoon in which a horse runs.", "horse", 0, "depictive"),
+    ("The phone is playing a video of a cat.", "cat", 0, "depictive"),
+    ("A rubber duck floats in the tub.", "duck", 0, "depictive"),
+    # Absence and bans once more; an "in case" clause; "like most".
+    ("The cups seem to be missing.", "cups", 0, "negation"),
+    ("None of the guests are holding umbrellas.", "umbrellas", 0, "negation"),
+    ("The shop no longer sells bicycles.", "bicycles", 0, "negation"),
+    ("A roll of towels hangs there in case a child spills juice.", "child", 0, "purpose"),
+    ("The seats are arranged so that people have a good view.", "people", 0, "purpose"),
+    ("A dog sleeps in the sun, like most dogs do.", "dogs", 0, "generic"),
+    # A person introduced by what they do, inside an inference; the next one of a kind.
+    ("The desk is empty, suggesting that the person who works here went home.", "person", 0,
+     "hedged"),
+    ("A train leaves the station. People wait for the next train.", "train", 1, "purpose"),
+    # Read word by word where the parse fails: "no" before the mention, a vague look-alike.
+    ("A toaster sits on the counter. There is no oven visible in the scene.", "oven", 0,
+     "negation"),
+    ("A bag lies on the grass, and something that looks like a kite is caught in a branch.",
+     "kite", 0, "hedged"),
+    # An alternative said after the mention; a hedge before its preposition.
+    ("He is carrying a suitcase, or maybe a briefcase, in his hand.", "suitcase", 0, "hedged"),
+    ("She may be going to a picnic, perhaps with a bottle of wine.", "bottle", 0, "hedged"),
+    # "must have" in a relative clause; a described person under a hedge; "means that".
+    ("The bench is empty except for a newspaper that someone must have left behind.",
+     "someone", 0, "hedged"),
+    ("No one else is here, so the person who was watching TV may have stepped out.", "person",
+     0, "hedged"),
+    ("A handbag hangs there, which means that a woman may be sharing the room.", "woman", 0,
+     "hedged"),
+    # A kind's habits.
+    ("The horse is tired. Horses like to eat grass all day.", "Horses", 0, "generic"),
+    # What a menu lists; what a painted figure does.
+    ("The chalkboard menu lists hot dogs and pizza.", "pizza", 0, "depictive"),
+    ("The wall has a mural of a beach, and a painted dog riding a skateboard.", "skateboard", 0,
+     "depictive"),
+    # A programme's "with"; one of several photos; the rest of what a mural depicts.
+    ("The TV is showing a news program with a woman sitting behind a desk.", "woman", 0,
+     "depictive"),
+    ("One of the photos shows a smiling girl holding a cat.", "cat", 0, "depictive"),
+    ("The mural depicts a girl, along with a cartoon cat and several birds flying overhead.",
+     "birds", 0, "depictive"),
+    # An expletive is no scene; "what might be"; "either ... or"; "no items like".
+    ("The image depicts a train, and there appear to be a few cows beside the tracks.", "cows",
+     0, "hedged"),
+    ("A man skis down, and what might be a snowboard is sticking out of the snow.",
+     "snowboard", 0, "hedged"),
+    ("Far out on the water there is either a small boat or a buoy.", "boat", 0, "hedged"),
+    ("There are no personal items like toothbrushes or cell phones lying around.",
+     "toothbrushes", 0, "negation"),
+    ("A child wears a shirt with a giraffe printed across the front.", "giraffe", 0,
+     "depictive"),
+    # Hedging idioms.
+    ("The kitchen was recently used, as though someone had just finished a meal.", "someone",
+     0, "hedged"),
+    ("In all likelihood, a person is still nearby.", "person", 0, "hedged"),
+    ("The lot holds few, if any, cars.", "cars", 0, "hedged"),
+    ("A bird, if it is one, appears to be perched on the roof.", "bird", 0, "hedged"),
+    ("A small dog is hiding under the bed, or so it seems.", "dog", 0, "hedged"),
+    ("One could assume that a cat also lives in the house.", "cat", 0, "hedged"),
+    ("There is a good chance a bicycle is leaning against the lamppost.", "bicycle", 0,
+     "hedged"),
+    # A presence denied through "appear"; a programme "where"; "one of which shows".
+    ("The laptop itself does not appear to be in the scene.", "laptop", 0, "negation"),
+    ("A TV is showing a nature program where a herd of elephants is crossing a river.",
+     "elephants", 0, "depictive"),
+    ("The fridge is covered with photographs, one of which shows a family and a horse.",
+     "horse", 0, "depictive"),
+    ("A poster on the wall advertises a resort with a large white boat sailing by.", "boat", 0,
+     "depictive"),
 ]
 
 
@@ -159,6 +281,47 @@ EXISTENTIAL = [
     ("A car painted red is parked on the street.", "car", 0),
     ("The image depicts a vintage photograph of a street lined with old cars.", "cars", 0),
     ("A man is preparing to hit a tennis ball.", "tennis ball", 0),
+    ("The chairs appear scattered across the room.", "chairs", 0),
+    ("A man appears dressed in a suit.", "man", 0),
+    ("The bench is made of wood.", "bench", 0),
+    ("The dog is nowhere near the cat.", "dog", 0),
+    ("A train passes the crossing, with cars waiting at the gate.", "cars", 0),
+    ("A man holds a leash, but the dog is out of frame.", "man", 0),
+    ("A man is out of the car.", "man", 0),
+    # "On display" is exhibited, not shown on a display; an inference verb does not reach back
+    # across a semicolon; a hedge adverb heading a purpose phrase hedges the purpose.
+    ("A hangar with several airplanes on display.", "airplanes", 0),
+    ("A laptop rests on an open suitcase; this suggests that they were working.", "suitcase",
+     0),
+    ("A knife can be seen in the background, likely for cutting the cake.", "knife", 0),
+    # Round 5 hard negatives: a reader is no text even as "others"; what follows quoted text.
+    ("Some people wait while others are reading books.", "books", 0),
+    ('A sign says "No Parking," yet several cars are parked under it.', "cars", 0),
+    ("A dog sleeps near a TV playing a movie about a horse.", "TV", 0),
+    ("A man talks about his dog.", "dog", 0),
+    ("The pizza is a popular choice.", "pizza", 0),
+    ("A field where cows grazed.", "cows", 0),
+    ("He moved the chair so that the man could sit.", "man", 0),
+    ("A man is in the picture.", "man", 0),
+    ("Nobody is holding the cup.", "cup", 0),
+    ("A man sits at a desk. The mess suggests that the person who works here is busy.",
+     "person", 0),
+    ("A large umbrella provides shade for a woman lying on a towel.", "woman", 0),
+    ("People wait for the bus, which can be seen approaching.", "bus", 0),
+    ('A sign reads "No Dogs." Despite the sign, a dog runs on the grass.', "dog", 0),
+    ("A TV hangs on the wall. A remote lies there, likely left by someone watching TV.", "TV",
+     1),
+    ("The street is empty except for a woman holding an umbrella.", "umbrella", 0),
+    ("There is no doubt a dog in the scene.", "dog", 0),
+    ("A person is attending to one of the bicycles or just passing by.", "bicycles", 0),
+    ("Cars line the street.", "Cars", 0),
+    ("A man stands by the counter. The man may be waiting.", "man", 1),
+    ("The photo shows a dog on a couch.", "dog", 0),
+    ("This image shows a bookshelf with a variety of books on it.", "books", 0),
+    ("A man reads a book with a cat on his lap.", "cat", 0),
+    ("The TV is showing a game, with a couch in front of it.", "couch", 0),
+    ("A man sat as though he was tired.", "man", 0),
+    ("A dog is in the scene.", "dog", 0),
 ]
 
 
@@ -175,6 +338,13 @@ NOT_OBJECT = [
     ("A tall clock tower stands in the square.", "clock"),
     ("Two men ride motor bikes on a trail.", "bikes"),
     ("The street is a pedestrian-only zone.", "pedestrian"),
+    # A train's cars are carriages.
+    ("The train is moving along the tracks, with six cars visible.", "cars"),
+    ("The train looks long, as it has many cars attached to it.", "cars"),
+    ("A train engine sits on the tracks, with several cars following behind it.", "cars"),
+    # Idioms and hyphenated names.
+    ("A book lies open, as if someone was reading before bed.", "bed"),
+    ("They stay at a bed-and-breakfast.", "bed"),
 ]
 
 

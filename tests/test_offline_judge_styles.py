@@ -32,18 +32,34 @@ def gold_offset(caption: str, word: str, occurrence: int) -> int:
     return position
 
 
-def scored_pairs(judge) -> list[tuple[dict, object]]:
-    rows = [json.loads(line) for line in STYLES.read_text().splitlines()]
+def scored_pairs(judge, path: Path = STYLES, offset=gold_offset) -> list[tuple[dict, object]]:
+    """(gold mention, judge label) for the gold mentions the extractor finds at the same place;
+    `offset(caption, word, occurrence)` places a gold mention."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
     mentions = [extract_mentions(r["caption"]) for r in rows]
     labels = judge.label([r["caption"] for r in rows], mentions)
     pairs = []
     for row, found, labs in zip(rows, mentions, labels):
         by_start = {m.start: lab for m, lab in zip(found, labs)}
         for gold in row["mentions"]:
-            label = by_start.get(gold_offset(row["caption"], gold["word"], gold["occurrence"]))
+            label = by_start.get(offset(row["caption"], gold["word"], gold["occurrence"]))
             if label is not None:
                 pairs.append((gold, label))
     return pairs
+
+
+def usage_figures(pairs: list[tuple[dict, object]]) -> dict[str, float]:
+    """Agreement over the three usages and non-assertive recall and precision (ambiguous gold
+    mentions left out)."""
+    pairs = [(gold, label) for gold, label in pairs if gold["usage"] != "ambiguous"]
+    confusion = Counter((gold["usage"], label.usage) for gold, label in pairs)
+    true_positive = confusion[("non_assertive", "non_assertive")]
+    return {"mentions": len(pairs),
+            "agreement": sum(v for (g, j), v in confusion.items() if g == j) / len(pairs),
+            "recall": true_positive / sum(v for (g, _), v in confusion.items()
+                                          if g == "non_assertive"),
+            "precision": true_positive / sum(v for (_, j), v in confusion.items()
+                                             if j == "non_assertive")}
 
 
 def test_styles_file_is_well_formed():
@@ -58,16 +74,11 @@ def test_styles_file_is_well_formed():
 
 @pytest.mark.slow
 def test_offline_judge_on_other_caption_styles(judge):
-    pairs = scored_pairs(judge)
-    confusion = Counter((gold["usage"], label.usage) for gold, label in pairs)
-    true_positive = confusion[("non_assertive", "non_assertive")]
-    gold_na = sum(v for (g, _), v in confusion.items() if g == "non_assertive")
-    judged_na = sum(v for (_, j), v in confusion.items() if j == "non_assertive")
-    agreement = sum(v for (g, j), v in confusion.items() if g == j) / len(pairs)
-    print("offline judge on usage_styles:", len(pairs), "mentions", dict(confusion))
-    # Measured: 550 scored mentions, 97.3% agreement, recall 81/90 (90.0%), precision 81/86
-    # (94.2%); one mention is about 1.1 points of recall.
-    assert len(pairs) >= 500
-    assert agreement >= 0.96
-    assert true_positive / gold_na >= 0.87
-    assert true_positive / judged_na >= 0.92
+    figures = usage_figures(scored_pairs(judge))
+    print("offline judge on usage_styles:", figures)
+    # Measured: 550 scored mentions, 97.6% agreement, recall 83/90 (92.2%), precision 83/88
+    # (94.3%); one mention is about 1.1 points of recall.
+    assert figures["mentions"] >= 500
+    assert figures["agreement"] >= 0.96
+    assert figures["recall"] >= 0.87
+    assert figures["precision"] >= 0.92

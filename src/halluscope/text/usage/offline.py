@@ -138,7 +138,8 @@ class OfflineJudge:
             decided.append((k, span, seen.revise(classify(span, mention.category), span,
                                                  mention)))
         for n, (k, span, decision) in enumerate(decided):
-            if decision.reason == "hedge-scope" and mentions[k].category != "person" and any(
+            if decision.reason == "hedge-scope" and mentions[k].category != "person" and not any(
+                    c.lower_ in lex.NEW_INSTANCE_WORDS for c in span.root.children) and any(
                     mentions[j].category == mentions[k].category and later.usage == "existential"
                     and _is_definite(_np_top(later_span.root))
                     for j, later_span, later in decided[n + 1:]):
@@ -193,9 +194,16 @@ class _Discourse:
     def revise(self, decision: _Decision, span: Span, mention: Mention) -> _Decision:
         """`decision` (the sentence's rules) revised by the discourse, which then records it."""
         root, category = span.root, mention.category
-        if (decision.usage == "non_assertive" and decision.reason != "hypothetical-purpose"
+        if (decision.usage == "non_assertive" and decision.reason not in (
+                "hypothetical-purpose", "negated-presence", "out-of-frame", "nowhere-seen",
+                "absent")
                 and _refers_back(root, mention, self)
                 and (decision.subtype != "depictive" or _beside_content(root))):
+            decision = _Decision("existential", reason="anaphor")
+        elif (decision.reason == "hedge-scope" and category in self.asserted
+              and root.tag_ == "NN" and root.dep_ == "dobj" and not _has_own_determiner(root)):
+            # "a TV on the wall ... likely left there by someone watching TV": the bare
+            # activity object is the one the caption asserted.
             decision = _Decision("existential", reason="anaphor")
         elif (decision.subtype in ("purpose", "hedged") and category in self.asserted
                 and _is_modifier(span)):
@@ -219,9 +227,11 @@ class _Discourse:
         elif ((decision.usage == "existential" and decision.reason is None
                or decision.subtype == "hedged")
                 and category in self.depicted - self.asserted
-                and mention.word.lower() in self.toy_words
+                and (mention.word.lower() in self.toy_words or decision.usage == "existential")
                 and (article := _definite_article(root)) is not None):
-            # "holding a toy carrot ... possibly using the carrot as a chew toy": the same toy.
+            # "holding a toy carrot ... possibly using the carrot as a chew toy": the same toy;
+            # "a painting of a boat ... The boat has white sails": the same picture, when the
+            # caption asserts no boat of its own.
             decision = _Decision("non_assertive", "depictive", _chars(article, root),
                                  "depicted-before")
         if decision.subtype == "depictive":
@@ -279,11 +289,11 @@ def _is_modifier(span: Span) -> bool:
 def _re_describes(attr: Token) -> bool:
     """ "It appears to be a water bottle": a subject that is there already (not "there appears
     to be another person")."""
-    if any(c.dep_ == "expl" for c in attr.head.children):
+    if any(c.dep_ == "expl" for v in (attr.head, attr.head.head) for c in v.children):
         return False  # "there may be additional vehicles": a new thing, whatever the parse above
     subject = _subject_of(attr.head)
-    return subject is not None and subject.dep_ != "expl" and not any(
-        c.lower_ in ("another", "other", "additional", "more") for c in attr.children)
+    return subject is not None and subject.dep_ != "expl" and subject.lower_ != "what" and not any(
+        c.lower_ in lex.NEW_INSTANCE_WORDS for c in attr.children)
 
 
 def _definite_article(token: Token) -> Token | None:
@@ -311,6 +321,9 @@ def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
     phrase = _first_conjunct(phrase)  # "observing the vehicles and trucks"
     if mention.category not in seen.asserted or not _is_definite(phrase):
         return False
+    if any(c.lower_ in lex.NEW_INSTANCE_WORDS | {"next", "connecting", "upcoming"}
+           for c in token.children):
+        return False  # "waiting for the next train", "the other people"
     word = mention.word.lower()
     if mention.category == "person" and word not in seen.asserted_words and \
             word not in lex.GENERAL_PERSON_NOUNS and not (token.tag_ == "NNS"
@@ -409,6 +422,17 @@ def _own_definite(root: Token, top: Token) -> bool:
         _is_definite(top)
 
 
+def _category_of(noun: Token) -> str | None:
+    return _default_categories().get(noun.lower_)
+
+
+def _described_agent(noun: Token, category: str | None) -> bool:
+    """ "the person who works here", "the person having lunch": a person introduced by what they
+    do, not a reference to someone the caption showed (the discourse's anaphor rule still
+    takes one back to a person asserted before)."""
+    return category == "person" and any(c.dep_ in ("relcl", "acl") for c in noun.children)
+
+
 def _definite_set(token: Token) -> bool:
     """ "one of the people", "some of the bicycles": the set is presupposed."""
     head = token.head
@@ -474,18 +498,57 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
                      and not any(t.lower_ in lex.RAIL_WORDS for t in doc)):
         # "a passenger car" is a railway carriage beside a train, an automobile elsewhere.
         return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
+    if category == "car" and root.lower_ in ("car", "cars") and _rail_carriage(root):
+        return _Decision("not_object", cue=_chars(root, root), reason="rail-carriage")
     if category == "bed" and span.end < len(doc) and doc[span.end].lower_ == "of":
         return _Decision("not_object", cue=_chars(root, doc[span.end]), reason="bed-of")
     if category == "orange" and _is_colour(root):
         return _Decision("not_object", cue=_chars(root, root), reason="colour")
     if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
+    if category == "bed" and span.start > 0 and doc[span.start - 1].lower_ in ("before", "to") \
+            and not _has_own_determiner(root):
+        return _Decision("not_object", cue=_chars(doc[span.start - 1], root), reason="idiom")
     after = doc[span.end:span.end + 2]
+    if len(after) == 2 and after[0].text == "-" and after[1].lower_ == "and":
+        return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
             and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof",
                                    "made", "only"):
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
+
+
+def _rail_carriage(car: Token) -> bool:
+    """ "Cars" of a train: "the train is moving, with six cars visible", "it has multiple cars
+    attached to it", "a train engine, with several cars following behind it" (not "a train
+    passes, with cars waiting at the crossing")."""
+    head = car.head
+    clauses = [c for c in car.children if c.dep_ in ("acl", "relcl")]
+    coupled = any(c.lower_ in lex.COUPLED_PARTICIPLES for c in clauses)
+    if clauses and not coupled:
+        return False  # "with cars waiting at the gate": cars doing something of their own
+    if car.dep_ == "nsubj" and head.dep_ in ("pcomp", "pobj") and head.head.lower_ == "with":
+        head = head.head  # "with six cars visible", parsed as a small clause
+    if car.dep_ in ("pobj", "nsubj") and head.lower_ == "with":
+        anchor = head.head
+        if _is_noun(anchor):
+            return _rail_vehicle(anchor)
+        objects = [c for c in anchor.children if c.dep_ == "dobj"]
+        return _rail_vehicle(_subject_of(anchor)) or coupled and any(map(_rail_vehicle, objects))
+    if car.dep_ == "dobj" and head.lower_ in lex.HAVING_VERBS:
+        subject = _subject_of(head)
+        if subject is not None and subject.lower_ == "it":
+            subject = _subject_of(head.sent.root)  # "the train ..., as it has multiple cars"
+        return _rail_vehicle(subject)
+    return False
+
+
+def _rail_vehicle(token: Token | None) -> bool:
+    """A train, or its engine ("a train engine")."""
+    return token is not None and (token.lower_ in lex.RAIL_VEHICLES or (
+        token.lower_ in ("engine", "engines")
+        and any(c.lower_ in lex.RAIL_VEHICLES for c in token.children if c.dep_ == "compound")))
 
 
 def _compound(span: Span, root: Token, category: str) -> _Decision | None:
@@ -556,13 +619,34 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     painted = _painted_on(root)
     if painted is not None:
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
+    top = _np_top(root)
+    if top.dep_ == "pobj" and top.head.lower_ == "about" and \
+            top.head.head.lower_ in lex.STORY_NOUNS:  # "a documentary about elephants"
+        return _Decision("non_assertive", "depictive", _chars(top.head.head, root),
+                         "story-about")
+    material = _made_of(root) if category in lex.ANIMATE_CATEGORIES else None
+    if material is not None:
+        return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
     for child in root.children:  # "a man on the screen"
         if child.dep_ == "prep" and child.lower_ in ("on", "in"):
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS and not (
+                        obj.lower_ == "display" and not list(obj.children)) and not (
                         child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
+    return None
+
+
+def _medium_above(noun: Token) -> Token | None:
+    """The medium a place phrase hangs from: "an advertisement on the side of the shelter" ->
+    "advertisement" (from "shelter"), at most two phrases up."""
+    for _ in range(2):
+        if noun.dep_ != "pobj" or noun.head.dep_ != "prep" or not _is_noun(noun.head.head):
+            return None
+        noun = noun.head.head
+        if noun.lower_ in lex.MEDIUM_NOUNS:
+            return noun
     return None
 
 
@@ -574,8 +658,25 @@ def _painted_on(root: Token) -> Token | None:
         verbs.append(root.head)
     for verb in verbs:
         if verb.lower_ in lex.DECORATION_VERBS and any(
-                c.dep_ == "prep" and c.lower_ in ("on", "onto") for c in verb.children):
+                c.dep_ == "prep" and c.lower_ in ("on", "onto", "across") for c in verb.children):
             return verb
+    return None
+
+
+def _made_of(root: Token) -> Token | None:
+    """The material of "the cow is made of plastic", "a horse carved out of wood": said of an
+    animal or a person, the thing is a representation (the caller checks the category)."""
+    verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
+    if root.dep_ == "nsubjpass":
+        verbs.append(root.head)
+    for verb in verbs:
+        if verb.lower_ not in lex.MAKING_VERBS:
+            continue
+        for prep in verb.children:
+            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out"):
+                material = next((t for t in prep.subtree if t.dep_ == "pobj"), None)
+                if material is not None:
+                    return material
     return None
 
 
@@ -588,7 +689,13 @@ def _depiction_step(child: Token, head: Token, category: str
         return child, head, "depiction-compound"
     if child.dep_ == "pobj" and head.lower_ == "of":
         noun = head.head
-        if noun.lower_ in lex.DEPICTION_NOUNS and noun.lower_ not in lex.NOT_CONTENT_OF \
+        # "a pattern of ducks", "the shape of a horse" show animals ("the shape of a cake" is
+        # the cake's own shape, "a sign of life" no picture).
+        content = noun.lower_ not in lex.NOT_CONTENT_OF or noun.lower_ in ("pattern",
+                                                                          "patterns") or (
+            category in lex.ANIMATE_CATEGORIES - {"person"} and noun.lower_ not in ("sign",
+                                                                                     "signs"))
+        if noun.lower_ in lex.DEPICTION_NOUNS and content \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
     if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
@@ -596,6 +703,15 @@ def _depiction_step(child: Token, head: Token, category: str
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
                 subject is not None and subject.i < head.i and _is_representation(subject)):
             return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
+    if child.dep_ == "pobj" and head.lower_ == "including" and (
+            category not in lex.DEPICTION_CATEGORIES) and (  # a teddy bear is the toy itself
+            head.head.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}):
+        return head.head, head, "depiction-including"  # "plush toys, including a giraffe"
+    if child.dep_ == "relcl" and (head.lower_ in lex.STORY_NOUNS or head.lower_ in
+                                  lex.DEPICTION_NOUNS - lex.FRAME_NOUNS) and any(
+            c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
+            for c in child.children if c.i < child.i):  # "a nature program where elephants"
+        return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
     if child.dep_ == "pobj" and head.lower_ == "as" and head.head.lower_ in lex.COSTUME_HEADS:
         return head.head, head, "dressed-as"  # "a child dressed as a cat"
     if child.dep_ == "pobj" and head.lower_ == "for" and head.head.lower_ in lex.ADVERT_NOUNS:
@@ -613,12 +729,28 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
             and head.head.head.lower_ == "in":
         return head.head.head, head, "in-the-shape-of"
-    if child.dep_ == "pobj" and head.lower_ == "with":
+    along = head if head.lower_ == "along" else head.head if head.lower_ == "with" else None
+    if child.dep_ in ("pobj", "pcomp") and along is not None and (
+            along.lower_ == "along" or along.lower_ == "with") \
+            and along.head.lower_ in lex.DEPICTING_VERBS:
+        verb = along.head
+        subject = _subject_of(verb)
+        # "the mural depicts ..., along with a cat"; "a poster advertises a resort with a boat"
+        # (a bare "with" after a screen can add what stands in front of it: pictures only).
+        if subject is not None and (along.lower_ == "along" and subject.lower_ in
+                                    lex.MEDIUM_NOUNS or subject.lower_ in
+                                    lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}):
+            return subject.left_edge, head, "depicting-verb"  # "the mural depicts ..., along with"
+    if child.dep_ in ("pobj", "pcomp") and head.lower_ == "with":
+        # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
-        if anchor.lower_ in lex.DECORATION_VERBS and category in \
-                lex.REPRESENTED_WHEN_DECORATING:
+        if anchor.lower_ in lex.DECORATION_VERBS and (
+                category in lex.REPRESENTED_WHEN_DECORATING
+                or anchor.lower_ in lex.PRINTING_PARTICIPLES):  # "a curtain printed with umbrellas"
             return anchor, head, "decorated-with"
-        if anchor.lower_ in lex.DEPICTION_NOUNS and anchor.lower_ not in lex.FRAME_NOUNS \
+        if (anchor.lower_ in lex.DEPICTION_NOUNS or anchor.lower_ in lex.STORY_NOUNS - {
+                "game", "book", "books", "magazine"} and anchor.tag_.startswith("NN")) \
+                and anchor.lower_ not in lex.FRAME_NOUNS \
                 and anchor.lower_ not in ("toy", "toys", "sign", "signs"):
             return anchor.left_edge, head, "depiction-with"
     if child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") \
@@ -628,17 +760,39 @@ def _depiction_step(child: Token, head: Token, category: str
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
             # needs a subject that is not a reader, the other text verbs only no reader.
             reads = head.lower_ in ("read", "reads", "reading")
+            quotes = sum(t.text in ('"', "“", "”") for t in child.doc[head.i + 1:child.i])
+            if quotes >= 2 and quotes % 2 == 0:
+                return None  # 'says "No Parking," yet motorcycles are parked': after the text
             if subject is None and not reads or subject is not None and not _is_animate(subject):
                 return head, head, "text-content"
             return None
+        if subject is not None and subject.lower_ in ("one", "some", "each", "both", "all"):
+            subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
+                            for g in c.children if g.dep_ == "pobj"), subject)  # "one of the photos"
+            if subject.lower_ == "which":  # "photographs, one of which shows a horse"
+                k = subject.head.head.left_edge.i - 1
+                while k >= 0 and subject.doc[k].is_punct:
+                    k -= 1
+                subject = subject.doc[k] if k >= 0 else subject
+        if subject is not None and subject.lower_ not in lex.MEDIUM_NOUNS and \
+                head.dep_ == "acl" and head.i > subject.i:
+            # "an advertisement on the side of the shelter showing a car": the parser can hang
+            # the participle on the last noun of the medium's place phrase.
+            subject = _medium_above(subject) or subject
         if subject is not None and subject.lower_ in lex.MEDIUM_NOUNS \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
     if child.dep_ == "dobj" and head.lower_ in lex.CONTENT_VERBS:
         subject = _subject_of(head)
-        if subject is not None and subject.i < head.i and subject.lower_ in \
-                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}:
-            return subject.left_edge, head, "depicting-verb"  # "the painting includes a cat"
+        if subject is not None and subject.i < head.i and any(
+                word in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"} for word in
+                [subject.lower_] + [c.lower_ for c in subject.children if c.dep_ == "compound"]):
+            # "the painting includes a cat", "a menu board lists sandwiches"
+            return subject.left_edge, head, "depicting-verb"
+    if child.dep_ == "dobj" and head.dep_ == "acl" and _is_noun(head.head) and any(
+            t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS
+            for t in head.head.children if t.i < head.head.i):
+        return head.head.left_edge, head, "depicted-action"  # "a painted dog riding a skateboard"
     if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
         subject = _subject_of(head)
         if subject is not None and subject.i < head.i and subject.lower_ in \
@@ -658,7 +812,8 @@ def _depiction_step(child: Token, head: Token, category: str
 def _is_animate(noun: Token) -> bool:
     """A person or an animal (or a pronoun for one): "she", "a woman", "the dog"."""
     return noun.lower_ in ("he", "she", "they", "i", "we", "you", "who", "someone", "somebody",
-                           "everyone", "anyone") or _default_categories().get(noun.lower_) in \
+                           "everyone", "anyone", "others", "one", "some", "many", "few",
+                           "both", "all") or _default_categories().get(noun.lower_) in \
         lex.ANIMATE_CATEGORIES
 
 
@@ -743,7 +898,13 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     dog", "dog-shaped"; material words only for animates ("a wooden horse", not "a plastic
     bottle")."""
     doc = span.doc
-    for token in doc[root.left_edge.i:span.start]:
+    first = root
+    while first.dep_ == "conj" and _is_noun(first.head) and not any(
+            c.dep_ in ("det", "amod", "compound", "nummod") for c in first.children):
+        first = first.head  # "plastic horses and giraffes": the conjunct shares the modifier
+    modifiers = [t for t in doc[first.left_edge.i:first.i] if t.head.i == first.i] \
+        if first.i != root.i else []
+    for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
         if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
                 token.head.i >= token.i and token.dep_ != "prep":
@@ -761,7 +922,10 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
 
 def _in_quotes(span: Span) -> bool:
     """Inside double quotes within its sentence (written text: a sign reading "No Dogs")."""
-    opened = sum(1 for t in span.doc[_sentence_start(span.root):span.start] if t.text in _QUOTES)
+    doc, start = span.doc, _sentence_start(span.root)
+    if start > 0 and doc[start].text in _QUOTES and doc[start - 1].text in (".", "!", "?"):
+        start += 1  # 'reads "No Dogs." Despite ...': the quote closing the sentence before
+    opened = sum(1 for t in doc[start:span.start] if t.text in _QUOTES)
     return opened % 2 == 1
 
 
@@ -812,6 +976,11 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                                  "negative-determiner")
     if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
         return _Decision("non_assertive", "negation", _chars(head, root), "without")
+    if top.dep_ == "pobj" and head.lower_ in ("like", "including") and any(
+            c.dep_ == "det" and c.lower_ in lex.NEGATIVE_DETERMINERS for c in head.head.children):
+        # "no personal items like toothbrushes or phones"
+        return _Decision("non_assertive", "negation", _chars(head.head.left_edge, root),
+                         "negative-determiner")
     if top.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("pcomp", "pobj") and \
             head.head.lower_ in lex.NEGATIVE_PREPOSITIONS:  # "without any people present"
         return _Decision("non_assertive", "negation", _chars(head.head, root), "without")
@@ -830,7 +999,19 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
     if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
         return _Decision("non_assertive", "negation", _chars(head, root), "lack")
-    return _verbal_negation(top, root)
+    return _verbal_negation(top, root) or _no_before(span)
+
+
+def _no_before(span: Span) -> _Decision | None:
+    """ "no" right before the mention, past its adjectives, however the parser attached them:
+    "there is no oven visible" (parsed with "oven" as an adjective of "visible")."""
+    doc, k = span.doc, span.start - 1
+    while k >= 0 and doc[k].tag_ in ("JJ", "JJR", "VBN") and doc[k].lower_ != "no":
+        k -= 1
+    if k >= 0 and doc[k].lower_ == "no" and (k == 0 or doc[k - 1].text not in ('"', "“")):
+        return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
+                         "negative-determiner")
+    return None
 
 
 def _field_answer(root: Token) -> Token | None:
@@ -860,6 +1041,35 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
     if predicate.i == top.i:
         return None
     negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS]
+    negs += [c for c in predicate.children if c.lower_ == "longer" and any(
+        d.lower_ == "no" for d in c.children)]  # "no longer sells bottles"
+    nowhere = next((c for c in predicate.children if c.lower_ == "nowhere"), None)
+    if nowhere is not None and relation in ("nsubj", "nsubjpass") and any(
+            t.lower_ in lex.PERCEPTION_PARTICIPLES | {"sight", "view"}
+            for t in predicate.subtree if t.i > nowhere.i):
+        # "the cat is nowhere to be seen", "no longer in sight" (not "nowhere near the cat")
+        return _Decision("non_assertive", "negation", _chars(root, nowhere), "nowhere-seen")
+    # The subject next to the predicate only: "a man holding a leash, but the dog is out of
+    # frame" can come parsed with both nouns as its subjects.
+    frame = _out_of_frame(predicate) if relation in ("nsubj", "nsubjpass") and not any(
+        c.dep_ in _SUBJECT_DEPS and top.i < c.i < predicate.i for c in predicate.children) \
+        else None
+    if frame is not None and not negs:
+        return _Decision("non_assertive", "negation", _chars(root, frame), "out-of-frame")
+    if relation in ("nsubj", "nsubjpass") and (predicate.lower_ in lex.ABSENCE_WORDS or any(
+            c.dep_ == "acomp" and c.lower_ in lex.ABSENCE_WORDS for c in predicate.children)
+            or predicate.lower_ in lex.HEDGE_VERBS and any(  # "seem to be missing"
+                c.lower_ in lex.ABSENCE_WORDS or any(g.dep_ == "acomp" and g.lower_ in
+                                                     lex.ABSENCE_WORDS for g in c.children)
+                for c in predicate.children if c.dep_ == "xcomp")):
+        return _Decision("non_assertive", "negation", _chars(root, predicate), "absent")
+    nobody = next((c for c in predicate.children if c.dep_ in _SUBJECT_DEPS and (
+        c.lower_ in ("nobody", "noone", "none") or c.lower_ == "one" and any(
+            d.lower_ == "no" for d in c.children))), None)
+    if nobody is not None and relation in ("dobj", "pobj") and not (
+            _is_definite(top) or _is_definite(root)):
+        # "nobody is carrying an umbrella": no one has one.
+        return _Decision("non_assertive", "negation", _chars(nobody, root), "nobody-has")
     if not negs:
         return None
     neg = negs[0]
@@ -867,14 +1077,42 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         if _is_definite(top) or _is_definite(root):
             return _Decision("existential", reason="definite-under-negation")
         return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
-    if relation in ("nsubj", "nsubjpass") and _is_presence_predicate(predicate):
+    if relation in ("nsubj", "nsubjpass") and (_is_presence_predicate(predicate)
+                                               or predicate.lower_ in lex.PERMISSION_PARTICIPLES):
+        # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too.
         return _Decision("non_assertive", "negation", _chars(root, neg), "negated-presence")
     return None
+
+
+def _out_of_frame(predicate: Token) -> Token | None:
+    """The frame word of "is out of frame", "remains outside the picture": the subject is
+    placed outside what the image shows."""
+    doc = predicate.doc
+    k = predicate.i + 1
+    if predicate.lower_ not in lex.EXISTENCE_PREDICATES | {"remains", "remain", "stays", "stay"}:
+        return None
+    if k < len(doc) and doc[k].lower_ == "out" and k + 1 < len(doc) and doc[k + 1].lower_ == "of":
+        k += 2
+    elif k < len(doc) and doc[k].lower_ == "outside":
+        k += 1 + (k + 1 < len(doc) and doc[k + 1].lower_ == "of")
+    else:
+        return None
+    if k < len(doc) and doc[k].lower_ in ("the", "this"):
+        k += 1
+    return doc[k] if k < len(doc) and doc[k].lower_ in lex.FRAME_WORDS else None
 
 
 def _is_presence_predicate(predicate: Token) -> bool:
     if predicate.lower_ in lex.EXISTENCE_PREDICATES - {"be", "is", "are", "was", "were"}:
         return True
+    if any(c.dep_ == "prep" and c.lower_ in ("in", "within") and any(
+            g.dep_ == "pobj" and g.lower_ in lex.FRAME_WORDS for g in c.children)
+           for c in predicate.children):
+        return True  # "(not) in the picture"
+    if predicate.lower_ in lex.HEDGE_VERBS and any(
+            c.dep_ == "xcomp" and c.lower_ == "be" and _is_presence_predicate(c)
+            for c in predicate.children):
+        return True  # "does not appear to be in the scene"
     return any(c.dep_ in ("acomp", "advmod", "expl") and c.lower_ in lex.EXISTENCE_PREDICATES
                for c in predicate.children)
 
@@ -883,7 +1121,22 @@ def _is_presence_predicate(predicate: Token) -> bool:
 
 def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     """What something is for or what someone waits for: "a bench for people to sit on", "food for
-    the cat", "waiting for the bus", "designed to hold bottles", "large enough to fit a truck"."""
+    the cat", "waiting for the bus", "designed to hold bottles", "large enough to fit a truck";
+    not when the phrase itself places the thing in the scene ("shade for a woman lying on a
+    towel", "waiting for the bus, which can be seen approaching")."""
+    decision = _purpose_rules(root)
+    if decision is not None and decision.reason in _PLACEABLE_PURPOSES:
+        top = _np_top(root)
+        # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
+        if _has_own_determiner(top) and (_placed_by_participle(top) or _placed_by_relative(top)):
+            return _Decision("existential", reason="placed-in-scene")
+    return decision
+
+
+_PLACEABLE_PURPOSES = frozenset({"for-gerund", "for-beneficiary", "intensional-for"})
+
+
+def _purpose_rules(root: Token) -> _Decision | None:
     top = _np_top(root)
     located = False  # the mention is the landmark of a place phrase below the "for"
     for child, head in _ancestors(top):
@@ -896,6 +1149,14 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
             # "to prepare the dish, which includes carrots", "to light this space, filled with
             # chairs": a clause on a definite thing says what is there, whatever it is for.
             return None
+        if child.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("advcl", "relcl") and \
+                child.i == top.i and not _is_definite(top) and \
+                ({"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
+                 or _in_case(head)):
+            # "stairs rolled up to the door so that people can board": who it is for; "chairs
+            # stacked in case extra people show up".
+            mark = next((c for c in head.children if c.dep_ == "mark"), head)
+            return _Decision("non_assertive", "purpose", _chars(mark, head), "purpose-clause")
         if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
             marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
             if marks:
@@ -903,6 +1164,8 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
                 return _Decision("non_assertive", subtype, _chars(marks[0], _clause_end(head)),
                                  "for-subject-infinitive")
         if child.dep_ == "pcomp" and head.lower_ == "for":  # "for operating a television"
+            if head.i > 0 and head.doc[head.i - 1].lower_ in lex.NON_PURPOSE_FOR_HEADS:
+                return None  # "except for one woman holding an umbrella"
             if _is_possessed(top):
                 return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
@@ -985,6 +1248,16 @@ def _in_purpose_clause(verb: Token) -> bool:
     return False
 
 
+def _in_case(clause: Token) -> bool:
+    """An "in case" clause: "in case a child spills juice" (also parsed as a relative clause on
+    "case")."""
+    first = clause.left_edge
+    if clause.dep_ == "relcl" and clause.head.lower_ == "case" and clause.head.head.lower_ == "in":
+        return True
+    return first.i + 1 < len(clause.doc) and first.lower_ == "in" and \
+        clause.doc[first.i + 1].lower_ == "case"
+
+
 def _generic_anchor(token: Token) -> bool:
     """ "a popular spot": what it is for is a habit of people in general."""
     return token.lower_ in lex.GENERIC_ADJECTIVES or any(
@@ -1014,11 +1287,68 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
+    if top.dep_ == "pobj" and top.head.lower_ == "of" and top.head.head.lower_ in lex.HEDGE_NOUNS:
+        # "the possibility of a dog hiding in the bushes"
+        return _Decision("non_assertive", "hedged", _chars(top.head.head, root), "hedge-noun")
     decision = _open_question(root, top) or _question(root, top) or \
         _alternative(root, category)
     if decision is not None:
         return decision
-    return _predicate_hedge(root, top, category)
+    return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
+        _idiom_hedge(span, root, top)
+
+
+def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
+    """Hedging idioms around the mention: the subject of an "as if"/"as though" clause, "in all
+    likelihood", "if any", ", if it is one", ", or so it seems"."""
+    doc = span.doc
+    clause = top.head
+    if top.dep_ in ("nsubj", "nsubjpass") and clause.dep_ == "advcl" and \
+            _impression_mark(clause) and (not _is_definite(top)
+                                          or _described_agent(top, _category_of(top))):
+        mark = next(c for c in clause.children if c.dep_ == "mark")
+        return _Decision("non_assertive", "hedged", _chars(mark, root), "as-if")
+    start = _sentence_start(root)
+    before = [t.lower_ for t in doc[max(start, span.start - 8):span.start]]
+    for k in range(len(before) - 2):
+        if before[k:k + 3] == ["in", "all", "likelihood"]:
+            first = doc[span.start - len(before) + k]
+            return _Decision("non_assertive", "hedged", _chars(first, root), "likelihood")
+    if before[-3:-1] == ["if", "any"] or before[-2:] == ["if", "any"]:
+        return _Decision("non_assertive", "hedged", _chars(doc[span.start - 2], root), "if-any")
+    after = [t.lower_ for t in doc[span.end:span.end + 5]]
+    if after[:3] == [",", "if", "it"] and len(after) > 3 and after[3] in ("is", "'s", "was"):
+        return _Decision("non_assertive", "hedged", _chars(root, doc[span.end + 3]), "if-it-is")
+    if top.dep_ in ("nsubj", "nsubjpass") and not _is_definite(top):
+        end = span.end
+        while end < len(doc) and not doc[end].is_sent_start and doc[end].text not in (".", "!"):
+            end += 1
+        tail = [t.lower_ for t in doc[max(span.end, end - 5):end]]
+        if tail[-4:] == ["or", "so", "it", "seems"] or tail[-4:] == ["or", "so", "it", "appears"]:
+            return _Decision("non_assertive", "hedged", _chars(root, doc[end - 1]), "or-so-it-seems")
+    return None
+
+
+def _vague_lookalike(span: Span) -> _Decision | None:
+    """ "something that looks like a kite", "a shape that appears to be a dog" read word by
+    word, for when the parser hangs the mention elsewhere: a vague thing said to resemble the
+    object does not assert it."""
+    doc, k = span.doc, span.start - 1
+    if k >= 0 and doc[k].lower_ in ("a", "an"):
+        k -= 1
+    if k >= 1 and doc[k].lower_ == "like" and doc[k - 1].lower_ in ("looks", "look", "looked"):
+        verb = k - 1
+    elif k >= 2 and doc[k].lower_ == "be" and doc[k - 1].lower_ == "to" and \
+            doc[k - 2].lower_ in lex.HEDGE_VERBS:
+        verb = k - 2
+    elif k >= 1 and doc[k].lower_ == "be" and doc[k - 1].lower_ in lex.HEDGE_MODALS:
+        verb = k - 1  # "what might be a snowboard"
+    else:
+        return None
+    anchor = verb - 1 if verb >= 1 and doc[verb - 1].lower_ != "that" else verb - 2
+    if anchor >= 0 and (doc[anchor].lower_ in lex.VAGUE_ANCHORS or doc[anchor].lower_ == "what"):
+        return _Decision("non_assertive", "hedged", _chars(doc[anchor], span[-1]), "lookalike")
+    return None
 
 
 def _alternative(root: Token, category: str) -> _Decision | None:
@@ -1041,7 +1371,10 @@ def _alternative(root: Token, category: str) -> _Decision | None:
         return None
     other = first if second.i == root.i else second
     other_category = _default_categories().get(other.lower_)
-    if other_category == category or (other_category is None and second_det):
+    either = any(c.lower_ == "either" for c in first.children) or (
+        first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
+        c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
+    if other_category == category or (other_category is None and second_det and not either):
         return None  # "a cup or mug"; "a person, possibly a passenger or a pedestrian"
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
 
@@ -1082,13 +1415,28 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         # (a modal there reads as a habit: "where cars may park" is generic).
         return next((c for c in predicate.children if c.dep_ == "advmod" and c.lower_ in
                      lex.HEDGE_ADVERBS and subject.i < c.i < predicate.i), None)
-    if predicate.dep_ not in ("ROOT", "conj") or _is_definite(subject) or \
-            not subject.tag_.startswith("NN") or _placed_by_participle(subject):
-        return None  # "a woman standing by the counter is probably going to ...": she is there
+    if predicate.dep_ == "relcl" and any(c.dep_ == "aux" and c.lower_ == "must" for c in
+                                         predicate.children) and any(
+            c.dep_ == "aux" and c.lower_ == "have" for c in predicate.children) and \
+            not _is_definite(subject):
+        # "a newspaper that someone must have left behind"
+        return next(c for c in predicate.children if c.lower_ == "must")
+    if predicate.dep_ not in ("ROOT", "conj", "ccomp") or not subject.tag_.startswith("NN") or \
+            _is_definite(subject) and not _described_agent(subject, _category_of(subject)) or \
+            _placed_by_participle(subject) and not _is_definite(subject):
+        # "a woman standing by the counter is probably going to ...": she is there; "the
+        # person who was watching may have stepped out" is someone the hedge introduces.
+        return None
     for child in predicate.children:
         if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
                 predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
             return child
+        if child.dep_ == "aux" and child.lower_ == "must" and any(
+                c.dep_ == "aux" and c.lower_ == "have" for c in predicate.children):
+            return child  # "someone must have prepared everything": an inference
+        if child.dep_ in ("aux", "auxpass") and child.lower_ in lex.HEDGE_VERBS and \
+                predicate.lower_ in lex.PLACEMENT_PARTICIPLES:
+            return child  # "a cat seems perched on the fence", parsed with "seems" as auxiliary
         if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
                 child.i < predicate.i and subject.i < child.i:
             return child  # "a dog is probably sleeping next to him", "cars seemingly wait"
@@ -1100,6 +1448,11 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
             return child  # "a person is likely inside the car"
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
+            if comp.dep_ in ("oprd", "acomp", "xcomp") and \
+                    comp.lower_ in lex.PLACEMENT_PARTICIPLES and any(
+                    c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
+                    for c in list(comp.children) + list(predicate.children)):
+                return predicate  # "a few bottles appear scattered across the room"
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
                     c.dep_ == "prep" or (c.dep_ in ("advmod", "acomp")
                                          and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"})
@@ -1129,6 +1482,9 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
     k = min(top.left_edge.i, root.left_edge.i) - 1
     while cue is None and k >= 0 and doc[k].lower_ in ("either", "(", ",", "even"):
         k -= 1
+    if cue is None and top.dep_ == "pobj" and k == top.head.i and k > 0 and \
+            doc[k].lower_ in ("with", "without") and doc[k - 1].lower_ in lex.HEDGE_ADVERBS:
+        cue = doc[k - 1]  # "perhaps with a bottle of wine tucked away"
     if cue is None and k >= 0 and doc[k].lower_ in lex.HEDGE_ADVERBS:
         cue = doc[k]
     if cue is not None:
@@ -1143,6 +1499,17 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
         if child.lower_ in lex.HEDGE_ADVERBS and child.i > root.i and doc[child.i - 1].text == ","\
                 and (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
             return _Decision("non_assertive", "hedged", _chars(root, child), "trailing-hedge")
+    end = root.i
+    rest = [t.lower_ for t in doc[end + 1:end + 7]]
+    while rest and rest[0] in (",", "-", "–", "—", "("):
+        rest = rest[1:]
+    hedges = 0
+    while len(rest) > 1 + hedges and rest[1 + hedges] in lex.HEDGE_ADVERBS | {"just", "even"}:
+        hedges += 1
+    if rest and rest[0] == "or" and hedges and len(rest) > 1 + hedges and \
+            rest[1 + hedges] in ("a", "an", "some", "another"):
+        # "a suitcase, or maybe a briefcase", "a bird – or maybe just a piece of litter"
+        return _Decision("non_assertive", "hedged", _chars(root, root), "alternative")
     end = top.right_edge.i
     if end + 2 < len(doc) and doc[end + 1].text == "," \
             and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
@@ -1166,6 +1533,9 @@ def _type_hedge(np: Token, category: str) -> bool:
     if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head):
         anchor = np.head
     elif np.dep_ in ("attr", "oprd"):
+        if any(c.dep_ == "expl" for v in (np.head, np.head.head) for c in v.children) or any(
+                c.lower_ in lex.NEW_INSTANCE_WORDS for c in np.children):
+            return False  # "there seems to be a child", "could be a second cat": new things
         anchor = _subject_of(np.head)
         if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.head.dep_ == "relcl":
             anchor = anchor.head.head  # "a stuffed animal, which appears to be a teddy bear"
@@ -1197,7 +1567,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
     for child, head in _ancestors(top):
         if child.dep_ in _SUBJECT_DEPS:
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
-                    and not _own_definite(root, top):
+                    and head.head.i < head.i and not _clause_break(head.head, root) \
+                    and (not _own_definite(root, top) or _described_agent(top, category)):
+                # (Not "a laptop rests on a suitcase; this suggests ...": the parser can hang
+                # the clause before on the inference verb.)
                 return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
             cue = _clause_hedge(head, top)
             if cue is not None and not _own_definite(root, top):
@@ -1212,6 +1585,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                                  else _chars(root, cue), "hedged-presence")
             return None
         if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
+                head.i < child.i and not _clause_break(head, root) and \
                 not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
         if head.lower_ in lex.BELIEF_VERBS and child.dep_ == "ccomp" and any(
@@ -1266,14 +1640,17 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
 def _clause_hedge(clause: Token, subject: Token) -> Token | None:
     """The hedge a finite clause is the complement of, said before it: "it appears that ...",
     "it seems ...", "it looks like ...", "it is likely that ..."."""
-    if clause.dep_ not in ("ccomp", "advcl") or clause.head.i > subject.i:
+    if clause.dep_ not in ("ccomp", "advcl", "acl", "relcl") or clause.head.i > subject.i:
         return None
     governor = clause.head
+    if clause.dep_ in ("acl", "relcl"):  # "there is a (good) chance (that) a bird is nearby"
+        return governor if governor.lower_ in lex.HEDGE_NOUNS and not any(
+            c.tag_ in ("WDT", "WP") for c in clause.children) else None
     if clause.dep_ == "advcl" and not _impression_mark(clause):
         return None
     said_of = _subject_of(governor)
     if governor.lower_ in lex.BELIEF_VERBS and said_of is not None and \
-            said_of.lower_ in ("i", "we"):
+            said_of.lower_ in ("i", "we", "one", "you"):
         return governor  # "I think there is a cat under the table"
     if said_of is not None and said_of.lower_ not in ("it", "this") and not any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
@@ -1305,8 +1682,8 @@ def _placed_by_relative(noun: Token) -> bool:
                                                           clause.children):
             continue
         if any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS for c in
-               clause.children):
-            return True
+               clause.children) or _is_presence_predicate(clause):
+            return True  # (", which can be seen approaching")
     return False
 
 
@@ -1335,6 +1712,9 @@ def _hedge_cue_any_side(predicate: Token) -> Token | None:
     if predicate.lower_ in lex.HEDGE_VERBS:
         return predicate
     for child in predicate.children:
+        if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
+                child.i > predicate.i and any(g.dep_ == "prep" for g in child.children):
+            continue  # "a knife can be seen, likely for cutting the cake": the purpose is hedged
         if (child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS) or (
                 child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS):
             return child
@@ -1373,6 +1753,8 @@ def _place_kind(be: Token, root: Token) -> bool:
 
 def _scene_subject(predicate: Token) -> bool:
     """Whether the hedged predicate classifies the scene ("the scene appears to be ...")."""
+    if any(c.dep_ == "expl" for c in predicate.children):
+        return False  # "the image depicts a train, and there appear to be a few cows"
     subject = _subject_of(predicate)
     return subject is not None and subject.lower_ in lex.SCENE_NOUNS
 
@@ -1383,6 +1765,15 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     """Kinds and habits, not instances: "a road where cars usually drive", "a spot popular with
     tourists"."""
     top = _np_top(root)
+    where = _where_habit(top.head) if top.dep_ == "dobj" and (
+        _possessed_by_generic(top) or not (_is_definite(top) or _is_definite(root))) else None
+    if where is not None:
+        # "a path where people usually walk their dogs": the dogs of a habit.
+        return _Decision("non_assertive", "generic", _chars(where, root), "where-habitual")
+    if root.dep_ == "pobj" and root.head.lower_ == "of" and root.tag_ == "NNS" and \
+            root.head.head.lower_ in lex.KIND_NOUNS and not _has_own_determiner(root):
+        # "these kinds of horses", "the common habit of cats"
+        return _Decision("non_assertive", "generic", _chars(root.head.head, root), "kind-of")
     if _is_definite(top) or _is_definite(root):
         return None
     if top.dep_ == "pobj" and top.head.lower_ in ("with", "among", "for") and \
@@ -1391,6 +1782,11 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     clause = top.head
     typical = next((c for c in root.children if c.dep_ == "amod" and c.lower_ in
                     lex.TYPICAL_ADJECTIVES), None)
+    if top.dep_ in ("pobj", "nsubj") and any(c.lower_ == "most" and c.dep_ in ("amod", "det")
+                                             for c in top.children) and any(
+            t.lower_ in ("like", "as") for t in top.doc[max(0, top.left_edge.i - 1):top.i]):
+        # "curled up in the sun, like most cats do"
+        return _Decision("non_assertive", "generic", _chars(top.left_edge, root), "like-most")
     if typical is not None and top.dep_ == "pobj" and top.head.lower_ in ("like", "as"):
         # "yellow, like a typical school bus": a comparison with the kind.
         return _Decision("non_assertive", "generic", _chars(top.head, root), "typical-kind")
@@ -1414,7 +1810,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             break
     for child, head in _ancestors(top):
         for adverb in head.children:
-            if adverb.dep_ == "advmod" and adverb.lower_ in lex.HABITUAL_ADVERBS:
+            if adverb.dep_ == "advmod" and adverb.lower_ in lex.HABITUAL_ADVERBS or \
+                    adverb.dep_ == "npadvmod" and any(d.lower_ == "every" for d in
+                                                      adverb.children):  # "every weekend"
                 first = min(adverb.i, head.i, root.i)
                 last = max(adverb.i, head.i, root.i)
                 return _Decision("non_assertive", "generic",
@@ -1422,6 +1820,27 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         if head.tag_.startswith("VB"):
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _where_habit(verb: Token) -> Token | None:
+    """The "where" of a habitual where-clause the verb belongs to, with a subject that is no
+    counted instance: "a spot where locals often come to walk their dogs"."""
+    while (verb.dep_ in ("xcomp", "conj") or verb.dep_ == "advcl" and _has_aux_to(verb)) and \
+            verb.head.tag_.startswith("VB"):
+        verb = verb.head  # "come to walk"
+    where = next((c for c in verb.children if c.dep_ == "advmod"
+                  and c.lower_ in lex.WHERE_WORDS), None)
+    subject = _subject_of(verb)
+    if where is None or subject is None or subject.tag_ not in ("NNS", "NN") or \
+            _is_definite(subject) or not _habit_or_possibility(verb) or \
+            _describes_instances(subject, verb):
+        return None
+    return where
+
+
+def _possessed_by_generic(noun: Token) -> bool:
+    """ "their dogs" where "their" can only be the generic subject's."""
+    return any(c.dep_ == "poss" and c.lower_ == "their" for c in noun.children)
 
 
 def _describes_instances(subject: Token, verb: Token) -> bool:
@@ -1447,19 +1866,35 @@ def _habit_or_possibility(verb: Token) -> bool:
         return True
     if verb.tag_ == "VBG":
         return False
-    if verb.tag_ == "VB" and not auxes:
-        return True  # "where animals roam": a present tense tagged as the base form
+    if not auxes and (verb.tag_ == "VB" or verb.tag_ == "VBN" and verb.dep_ == "relcl"):
+        return True  # "where animals roam": a present tense tagged as the base form (or VBN)
     return verb.tag_ in ("VBP", "VBZ") or (verb.tag_ == "VBN" and any(
         a.lower_ in ("are", "is") for a in auxes))
 
 
 def _kind_statement(top: Token) -> bool:
-    """A bare plural subject of "are" + a bare plural noun: "dogs are loyal animals" (a kind, not
-    the dogs in the picture; "two dogs are ..." and "the dogs are ..." are about the scene)."""
-    if top.dep_ != "nsubj" or top.tag_ != "NNS" or any(
-            c.dep_ in ("det", "nummod", "poss", "amod", "quantmod") for c in top.children):
+    """A statement about a kind: "dogs are loyal animals", "giraffes are well adapted to ...",
+    "horses like to eat grass", "homemade pizza is a popular choice" ("two dogs are ..." and "the
+    dogs are ..." are about the scene)."""
+    if top.dep_ not in ("nsubj", "nsubjpass") or top.tag_ not in ("NNS", "NN") or any(
+            c.dep_ in ("det", "nummod", "poss", "quantmod") or c.lower_ in
+            lex.INSTANCE_QUANTIFIERS for c in top.children):
         return False
     copula = top.head
+    if top.tag_ == "NNS" and copula.lower_ in lex.KIND_HABIT_VERBS and copula.tag_ == "VBP" \
+            and any(c.dep_ == "xcomp" for c in copula.children):
+        return True  # "horses like to eat grass", "dogs tend to sleep in soft places"
+    if copula.lower_ in lex.KIND_PREDICATES and any(
+            c.dep_ == "auxpass" and c.lower_ == "are" for c in copula.children):
+        return True  # "giraffes are well adapted to feeding from treetops"
+    if top.tag_ == "NN":  # "homemade pizza is a popular choice": a mass noun's kind
+        return copula.lower_ == "is" and any(
+            c.dep_ == "attr" and any(g.dep_ == "amod" and g.lower_ in lex.GENERIC_ADJECTIVES
+                                     for g in c.children) for c in copula.children)
+    if copula.lower_ == "are" and any(
+            c.dep_ == "acomp" and c.lower_ in lex.KIND_PREDICATES
+            or c.dep_ == "prep" and c.lower_ == "among" for c in copula.children):
+        return True  # "giraffes are well adapted to ...", "are among the most popular ..."
     return copula.lower_ in lex.KIND_COPULAS and any(
         c.dep_ == "attr" and (c.tag_ == "NNS" and not any(
             g.dep_ in ("det", "nummod", "poss") for g in c.children) or any(

@@ -14,9 +14,17 @@ from __future__ import annotations
 
 
 def verb_forms(*bases: str) -> frozenset[str]:
-    """Base forms plus -s, -ed and -ing forms (e-drop, no consonant doubling: list those)."""
+    """Base forms plus -s, -ed and -ing forms (e-drop, y to i, no consonant doubling: list
+    those).
+
+    >>> sorted(verb_forms("imply", "place"))
+    ['implied', 'implies', 'imply', 'implying', 'place', 'placed', 'places', 'placing']
+    """
     forms: set[str] = set()
     for base in bases:
+        if len(base) > 2 and base.endswith("y") and base[-2] not in "aeiou":
+            forms.update({base, base[:-1] + "ies", base[:-1] + "ied", base + "ing"})
+            continue
         stem = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
         third = base + "es" if base.endswith(("s", "sh", "ch", "x")) else base + "s"
         forms.update({base, third, stem + "ed" if not base.endswith("e") else base + "d",
@@ -95,7 +103,8 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "ornament", "ornaments", "cutout", "cutouts", "doll", "dolls", "plush", "tattoo", "tattoos",
     "sketch", "sketches", "mosaic", "postcard", "postcards", "puppet", "puppets", "topper",
     "toppers", "motif", "motifs", "stencil", "engraving", "shape", "shapes", "figure", "figures",
-    "model", "models", "costume", "costumes", "balloon", "balloons",
+    "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
+    "clips", "footage", "menu", "menus", "chalkboard", "chalkboards",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -104,6 +113,13 @@ FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures
 # Depiction nouns whose "of" does not introduce content ("a sign of life", "the shape of a cake").
 NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", "figure",
                                             "figures", "design", "designs", "pattern", "patterns"})
+# Stories whose "about"-object is their content: "a documentary about elephants", "a storybook
+# about a lost dog".
+STORY_NOUNS: frozenset[str] = frozenset({
+    "program", "programs", "programme", "programmes", "documentary", "documentaries", "show",
+    "shows", "movie", "movies", "film", "films", "book", "books", "storybook", "storybooks",
+    "story", "stories", "video", "videos", "cartoon", "cartoons", "episode", "article",
+    "magazine", "poster", "posters", "song", "game", "report", "reports", "news", "broadcast"})
 # Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
 # "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = frozenset({
@@ -116,7 +132,8 @@ MEDIUM_NOUNS: frozenset[str] = frozenset({
     # What a screen plays: "a documentary featuring a bear".
     "documentary", "documentaries", "movie", "movies", "film", "films", "video", "videos",
     "cartoon", "cartoons", "commercial", "commercials", "advertisement", "advertisements", "ad",
-    "ads",
+    "ads", "program", "programs", "programme", "programmes", "show", "shows", "broadcast",
+    "broadcasts", "news", "report", "reports", "photo", "photos", "photograph", "photographs",
 })
 # What a statue or a toy does with its hands is part of it: "the statue is holding a pizza".
 HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug") | {
@@ -129,7 +146,7 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
-    "model", "printed", "painted", "drawn", "sculpted", "carved",
+    "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber",
 })
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -138,7 +155,7 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
-                                                "glass", "decorative", "stuffed"})
+                                                "glass", "decorative", "stuffed", "rubber"})
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -147,6 +164,10 @@ ANIMATE_CATEGORIES: frozenset[str] = frozenset({
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
     "illustrate") | {"painted", "printed"}
+# Decoration participles that always put a picture on the surface ("printed with umbrellas"),
+# unlike "decorated with flowers" (real flowers).
+PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
+                                                  "painted", "emblazoned", "engraved"})
 # Verbs of depicting whose object is content when their subject is a medium (not the captioned
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
@@ -182,6 +203,15 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "figures", "form", "structure"})
 # Copulas of a kind-level statement ("dogs are loyal animals").
 KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
+# Predicates of a kind: "giraffes are well adapted to ...", "dogs are known for ...".
+KIND_PREDICATES: frozenset[str] = frozenset({"adapted", "known", "famous", "native", "common",
+                                             "popular", "loyal", "social", "intelligent"})
+# Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
+KIND_HABIT_VERBS: frozenset[str] = frozenset({"like", "love", "prefer", "tend", "hate"})
+# Nouns whose bare plural "of"-object is a kind: "these kinds of horses", "the habit of cats".
+KIND_NOUNS: frozenset[str] = frozenset({"kind", "kinds", "type", "types", "sort", "sorts",
+                                        "breed", "breeds", "species", "habit", "habits",
+                                        "nature", "behavior", "behaviour", "tendency"})
 # Compound heads naming people by what they do with the object: "bus passengers", "boat owners",
 # "skateboard enthusiasts". The object word is not another thing's name there: its usage is the
 # phrase's (asserted passengers ride an asserted bus; "a spot for boat owners" is generic).
@@ -320,6 +350,14 @@ RAIL_WORDS: frozenset[str] = frozenset({
     "train", "trains", "railway", "railways", "railroad", "rail", "rails", "track", "tracks",
     "locomotive", "locomotives", "tram", "trams", "subway", "carriage", "carriages", "wagon",
     "wagons", "platform", "station"})
+# Rail vehicles whose "cars" are carriages: "the train is moving, with six cars visible".
+RAIL_VEHICLES: frozenset[str] = frozenset({"train", "trains", "locomotive", "locomotives",
+                                           "tram", "trams", "subway"})
+# Verbs of a vehicle with its carriages ("it has multiple cars") and participles that couple
+# them to it ("cars following behind it", "cars attached to it").
+HAVING_VERBS: frozenset[str] = verb_forms("have", "pull", "haul", "tow", "drag") | {"has", "had"}
+COUPLED_PARTICIPLES: frozenset[str] = frozenset({"following", "attached", "coupled", "connected",
+                                                 "trailing", "linked"})
 # Colour words: "orange" next to these (or modifying a noun) is the colour, not the fruit.
 COLOUR_WORDS: frozenset[str] = frozenset({
     "red", "green", "blue", "yellow", "black", "white", "brown", "pink", "purple", "gray", "grey",
@@ -361,7 +399,8 @@ PRESENCE_HEADS: frozenset[str] = frozenset({"presence", "activity", "activities"
                                             "elements"})
 # Verbs of inference: what their clause says is concluded, not seen ("possibly indicating that
 # someone was using it", "suggesting that someone might have been in the room").
-INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hint", "signal")
+INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hint", "signal",
+                                             "mean")
 # Categories that can appear on a decorated surface only as figures: "a cake decorated with a
 # dog" (depictive) vs. "a room decorated with vases" (real vases).
 REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
@@ -388,14 +427,38 @@ QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", 
 POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest", "lean", "park",
                                            "kneel", "crouch", "perch") | {"lying", "sat", "stood",
                                                                           "parked"}
+# Participles that place what they describe: "a few bottles appear scattered across the room".
+PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
+    "scattered", "placed", "parked", "perched", "positioned", "located", "situated", "seated",
+    "stacked", "arranged", "lined", "spread", "hung", "hanging", "mounted", "propped", "tucked",
+    "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting"})
+# Verbs whose "of"/"from"-object is what a thing is made of: an animal or a person made of wood
+# or plastic is a representation ("the cow is made of plastic", "a horse carved out of stone").
+MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted", "molded",
+                                          "moulded", "built", "constructed", "formed", "cast"})
 # Governors of an infinitive whose object is there to be acted on: "ready to hit the ball",
 # "about to cut a cake", "preparing to hit a tennis ball".
 READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "prepared"}
 # What a depiction "includes" is its content: "the painting on the board includes a cat".
-CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict")
+CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict",
+                                           "list")
 # First-person belief: "I think there is a cat", "we believe a dog is there".
 BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume") | {
     "thought", "believed"}
+# Words that make a phrase a further instance, not the one already named: "a second cat",
+# "another person", "more birds".
+NEW_INSTANCE_WORDS: frozenset[str] = frozenset({"another", "other", "additional", "more",
+                                               "second", "third", "fourth", "extra", "further"})
+# Predicates that say their subject is not there: "two donuts are missing".
+ABSENCE_WORDS: frozenset[str] = frozenset({"missing", "absent", "gone"})
+# Participles of a permission: "bicycles are not allowed in the area" bans them.
+PERMISSION_PARTICIPLES: frozenset[str] = frozenset({"allowed", "permitted"})
+# What a thing "out of" or "outside" is not in when it is not shown: "the dog is out of frame".
+FRAME_WORDS: frozenset[str] = frozenset({"frame", "view", "sight", "shot", "picture", "image",
+                                         "photo", "scene"})
+# Nouns whose "that"-clause is a possibility, not a claim: "there is a chance that a bird is
+# nearby".
+HEDGE_NOUNS: frozenset[str] = frozenset({"chance", "possibility", "likelihood", "probability"})
 # Adjectives that hedge the noun they modify: "a possible dog", "a probable person".
 HEDGE_NOUN_ADJECTIVES: frozenset[str] = frozenset({"possible", "probable", "potential",
                                                    "presumed", "suspected", "likely"})

@@ -1,0 +1,52 @@
+"""The offline judge on VLM-style captions written for tuning it (`tests/data/usage_written.jsonl`).
+
+650 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
+MiniGPT-4 and Shikra (detailed, run-on and one-line), each asked for many non-assertive mentions
+in natural phrasings and for hard negatives, and labelled by the writer from the labelling guide
+(`tests/data/usage_check_guide.md`) without reading the judge. Every rule added after they were
+written was studied on them, so these are tuning figures, not held-out ones: the test guards
+against regressions. A gold mention is placed at the `occurrence`-th whole-word, case-sensitive
+match of its word; gold mentions the extractor does not produce there (words outside the
+vocabulary such as "jeep", or compounds labelled as a whole) are not scored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from test_offline_judge import judge  # noqa: F401  (the module-scoped judge fixture)
+from test_offline_judge_styles import scored_pairs, usage_figures
+
+WRITTEN = Path(__file__).parent / "data" / "usage_written.jsonl"
+
+
+def whole_word_offset(caption: str, word: str, occurrence: int) -> int:
+    """Character offset of the `occurrence`-th (1-based) whole-word match of `word`, or -1."""
+    starts = [m.start() for m in re.finditer(r"\b" + re.escape(word) + r"\b", caption)]
+    return starts[occurrence - 1] if len(starts) >= occurrence else -1
+
+
+def test_written_file_is_well_formed():
+    rows = [json.loads(line) for line in WRITTEN.read_text().splitlines()]
+    assert len(rows) == 650 and len({r["id"] for r in rows}) == 650
+    assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra"}
+    for row in rows:
+        for gold in row["mentions"]:
+            assert whole_word_offset(row["caption"], gold["word"], gold["occurrence"]) >= 0, gold
+            assert (gold["subtype"] is not None) == (gold["usage"] == "non_assertive"), gold
+
+
+@pytest.mark.slow
+def test_offline_judge_on_written_vlm_captions(judge):
+    figures = usage_figures(scored_pairs(judge, WRITTEN, whole_word_offset))
+    print("offline judge on usage_written:", figures)
+    # Measured (tuning figures): 5,641 scored mentions, 95.8% agreement, recall 92.3%, precision
+    # 96.4%; floors a little under them.
+    assert figures["mentions"] >= 5500
+    assert figures["agreement"] >= 0.94
+    assert figures["recall"] >= 0.90
+    assert figures["precision"] >= 0.94
