@@ -206,6 +206,17 @@ NON_ASSERTIVE = [
      "horse", 0, "depictive"),
     ("A poster on the wall advertises a resort with a large white boat sailing by.", "boat", 0,
      "depictive"),
+    # Round 6: measures, "instead of", titles, a screen's story "with", "no X or Y", uses.
+    ("A delivery truck nearly the size of a bus is parked there.", "bus", 0, "generic"),
+    ("Some waves look as tall as a car.", "car", 0, "generic"),
+    ("The giraffes look taller than a double-decker bus.", "bus", 0, "generic"),
+    ("A boy slides down on a sled instead of skis.", "skis", 0, "negation"),
+    ("A book titled 'The Cat in the Window' lies open.", "Cat", 0, "depictive"),
+    ("The TV is showing a nature documentary, with a brown bear catching salmon.", "bear", 0,
+     "depictive"),
+    ("There is no microwave or oven visible.", "oven", 0, "negation"),
+    ("A long counter on which customers can place their cups.", "cups", 0, "purpose"),
+    ("A fenced field that cows might graze in.", "cows", 0, "purpose"),
 ]
 
 
@@ -322,6 +333,9 @@ EXISTENTIAL = [
     ("The TV is showing a game, with a couch in front of it.", "couch", 0),
     ("A man sat as though he was tired.", "man", 0),
     ("A dog is in the scene.", "dog", 0),
+    ("He is taller than the man next to him.", "man", 0),
+    ("A dog as well as a cat.", "cat", 0),
+    ("A shelf on which a cat is sleeping.", "cat", 0),
 ]
 
 

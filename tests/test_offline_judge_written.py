@@ -1,6 +1,6 @@
 """The offline judge on VLM-style captions written for tuning it (`tests/data/usage_written.jsonl`).
 
-650 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
+800 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
 MiniGPT-4 and Shikra (detailed, run-on and one-line), each asked for many non-assertive mentions
 in natural phrasings and for hard negatives, and labelled by the writer from the labelling guide
 (`tests/data/usage_check_guide.md`) without reading the judge. Every rule added after they were
@@ -32,7 +32,7 @@ def whole_word_offset(caption: str, word: str, occurrence: int) -> int:
 
 def test_written_file_is_well_formed():
     rows = [json.loads(line) for line in WRITTEN.read_text().splitlines()]
-    assert len(rows) == 650 and len({r["id"] for r in rows}) == 650
+    assert len(rows) == 800 and len({r["id"] for r in rows}) == 800
     assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra"}
     for row in rows:
         for gold in row["mentions"]:
@@ -44,9 +44,9 @@ def test_written_file_is_well_formed():
 def test_offline_judge_on_written_vlm_captions(judge):
     figures = usage_figures(scored_pairs(judge, WRITTEN, whole_word_offset))
     print("offline judge on usage_written:", figures)
-    # Measured (tuning figures): 5,641 scored mentions, 95.8% agreement, recall 92.3%, precision
-    # 96.4%; floors a little under them.
-    assert figures["mentions"] >= 5500
+    # Measured (tuning figures): 6,759 scored mentions, 95.6% agreement, recall 91.3%, precision
+    # 96.3%; floors a little under them.
+    assert figures["mentions"] >= 6600
     assert figures["agreement"] >= 0.94
     assert figures["recall"] >= 0.90
     assert figures["precision"] >= 0.94

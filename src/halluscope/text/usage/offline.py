@@ -620,6 +620,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if painted is not None:
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
     top = _np_top(root)
+    title = _title_word(span)
+    if title is not None:  # "a book titled 'The Cat in the Window'"
+        return _Decision("non_assertive", "depictive", _chars(title, root), "title")
     if top.dep_ == "pobj" and top.head.lower_ == "about" and \
             top.head.head.lower_ in lex.STORY_NOUNS:  # "a documentary about elephants"
         return _Decision("non_assertive", "depictive", _chars(top.head.head, root),
@@ -636,6 +639,19 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
     return None
+
+
+def _title_word(span: Span) -> Token | None:
+    """ "titled", "called", "named" a few capitalised words before the mention, itself
+    capitalised: the object is a word of a title."""
+    doc = span.doc
+    if not span.text[:1].isupper():
+        return None
+    k = span.start - 1
+    while k >= 0 and span.start - k <= 5 and (doc[k].text[:1].isupper() or doc[k].text in (
+            "'", '"', "“", "‘", "of", "in", "the", "and")):
+        k -= 1
+    return doc[k] if k >= 0 and doc[k].lower_ in lex.TITLE_VERBS else None
 
 
 def _medium_above(noun: Token) -> Token | None:
@@ -729,18 +745,20 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
             and head.head.head.lower_ == "in":
         return head.head.head, head, "in-the-shape-of"
-    along = head if head.lower_ == "along" else head.head if head.lower_ == "with" else None
-    if child.dep_ in ("pobj", "pcomp") and along is not None and (
-            along.lower_ == "along" or along.lower_ == "with") \
-            and along.head.lower_ in lex.DEPICTING_VERBS:
-        verb = along.head
+    prep = head.head if head.lower_ == "with" and head.head.lower_ == "along" else head
+    if child.dep_ in ("pobj", "pcomp") and prep.lower_ in ("along", "with") and \
+            prep.head.lower_ in lex.DEPICTING_VERBS:
+        verb = prep.head
         subject = _subject_of(verb)
-        # "the mural depicts ..., along with a cat"; "a poster advertises a resort with a boat"
-        # (a bare "with" after a screen can add what stands in front of it: pictures only).
-        if subject is not None and (along.lower_ == "along" and subject.lower_ in
+        # "the mural depicts ..., along with a cat"; "a poster advertises a resort with a boat";
+        # "the TV is showing a documentary, with a bear" (a bare "with" after a screen showing
+        # anything else can add what stands in front of it).
+        story = any(c.dep_ == "dobj" and c.lower_ in lex.STORY_NOUNS - {"game", "games"}
+                    for c in verb.children)
+        if subject is not None and ((prep.lower_ == "along" or story) and subject.lower_ in
                                     lex.MEDIUM_NOUNS or subject.lower_ in
                                     lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}):
-            return subject.left_edge, head, "depicting-verb"  # "the mural depicts ..., along with"
+            return subject.left_edge, head, "depicting-verb"
     if child.dep_ in ("pobj", "pcomp") and head.lower_ == "with":
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
@@ -976,6 +994,11 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                                  "negative-determiner")
     if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
         return _Decision("non_assertive", "negation", _chars(head, root), "without")
+    if top.dep_ == "pobj" and (head.lower_ == "of" and any(
+            c.lower_ == "instead" for c in head.children) or head.lower_ == "than" and any(
+            c.lower_ == "rather" for c in head.children)):
+        # "a sled instead of skis", "pushing it rather than a cart": named to deny it
+        return _Decision("non_assertive", "negation", _chars(head, root), "instead-of")
     if top.dep_ == "pobj" and head.lower_ in ("like", "including") and any(
             c.dep_ == "det" and c.lower_ in lex.NEGATIVE_DETERMINERS for c in head.head.children):
         # "no personal items like toothbrushes or phones"
@@ -1008,6 +1031,11 @@ def _no_before(span: Span) -> _Decision | None:
     doc, k = span.doc, span.start - 1
     while k >= 0 and doc[k].tag_ in ("JJ", "JJR", "VBN") and doc[k].lower_ != "no":
         k -= 1
+    if k >= 1 and doc[k].lower_ in ("or", "nor") and doc[k - 1].tag_.startswith("NN"):
+        k -= 1  # "no microwave or oven"
+        while k >= 0 and (doc[k].tag_.startswith("NN") or doc[k].tag_ in ("JJ", "VBN")) \
+                and doc[k].lower_ != "no":
+            k -= 1
     if k >= 0 and doc[k].lower_ == "no" and (k == 0 or doc[k - 1].text not in ('"', "“")):
         return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
                          "negative-determiner")
@@ -1157,6 +1185,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # stacked in case extra people show up".
             mark = next((c for c in head.children if c.dep_ == "mark"), head)
             return _Decision("non_assertive", "purpose", _chars(mark, head), "purpose-clause")
+        if child.i == top.i and child.dep_ in ("nsubj", "dobj") and _use_relative(head) and (
+                not _is_definite(top) or _possessed_by_generic(top)):
+            # "a counter on which customers can place their cups", "a field that cows might
+            # graze in": who or what the place is for.
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "use-relative")
         if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
             marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
             if marks:
@@ -1246,6 +1279,18 @@ def _in_purpose_clause(verb: Token) -> bool:
         if child.dep_ in _SUBJECT_DEPS:
             return False
     return False
+
+
+def _use_relative(clause: Token) -> bool:
+    """A relative clause with a modal of possibility on a place ("on which customers can place
+    their cups", "that cows might graze in"): what the place can be used for."""
+    if clause.dep_ != "relcl" or not any(c.dep_ == "aux" and c.lower_ in ("can", "could",
+                                                                        "might", "may")
+                                         for c in clause.children):
+        return False
+    return any(c.dep_ == "prep" and any(g.lower_ == "which" for g in c.children)
+               or c.dep_ in ("prt", "prep") and not list(c.children) and c.i > clause.i
+               for c in clause.children)
 
 
 def _in_case(clause: Token) -> bool:
@@ -1776,6 +1821,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(root.head.head, root), "kind-of")
     if _is_definite(top) or _is_definite(root):
         return None
+    if top.dep_ == "pobj" and _comparison(top.head):
+        # "as tall as a truck", "taller than a bus", "the size of a bus": a measure, no bus
+        return _Decision("non_assertive", "generic", _chars(top.head, root), "comparison")
     if top.dep_ == "pobj" and top.head.lower_ in ("with", "among", "for") and \
             top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
         return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
@@ -1820,6 +1868,17 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         if head.tag_.startswith("VB"):
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _comparison(prep: Token) -> bool:
+    """The preposition of a comparison of size: "as tall as", "taller than", "the size of"."""
+    governor = prep.head
+    if prep.lower_ == "of":
+        return governor.lower_ in lex.SIZE_NOUNS
+    if prep.lower_ == "than":
+        return governor.tag_ in ("JJR", "RBR") and governor.lower_ not in ("more", "rather")
+    return prep.lower_ == "as" and governor.tag_ == "JJ" and governor.i > 0 and \
+        prep.doc[governor.i - 1].lower_ == "as"
 
 
 def _where_habit(verb: Token) -> Token | None:

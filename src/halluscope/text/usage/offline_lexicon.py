@@ -449,6 +449,10 @@ BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect"
 # "another person", "more birds".
 NEW_INSTANCE_WORDS: frozenset[str] = frozenset({"another", "other", "additional", "more",
                                                "second", "third", "fourth", "extra", "further"})
+# Nouns of a measure whose "of"-object is only a yardstick: "nearly the size of a bus".
+SIZE_NOUNS: frozenset[str] = frozenset({"size", "height", "length", "width", "weight"})
+# Verbs before a title: "a book titled 'The Cat in the Window'".
+TITLE_VERBS: frozenset[str] = frozenset({"titled", "entitled", "called", "named"})
 # Predicates that say their subject is not there: "two donuts are missing".
 ABSENCE_WORDS: frozenset[str] = frozenset({"missing", "absent", "gone"})
 # Participles of a permission: "bicycles are not allowed in the area" bans them.
