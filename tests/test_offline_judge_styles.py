@@ -62,14 +62,21 @@ def usage_figures(pairs: list[tuple[dict, object]]) -> dict[str, float]:
                                              if j == "non_assertive")}
 
 
-def test_styles_file_is_well_formed():
-    rows = [json.loads(line) for line in STYLES.read_text().splitlines()]
-    assert len(rows) == 160 and len({r["id"] for r in rows}) == 160
-    assert len({r["style"] for r in rows}) == 8
+def well_formed_rows(path: Path = STYLES, offset=gold_offset) -> list[dict]:
+    """The file's rows, each gold mention placed in its caption and with a subtype exactly when
+    it is non-assertive; ids unique."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len({r["id"] for r in rows}) == len(rows)
     for row in rows:
         for gold in row["mentions"]:
-            assert gold_offset(row["caption"], gold["word"], gold["occurrence"]) >= 0, gold
+            assert offset(row["caption"], gold["word"], gold["occurrence"]) >= 0, gold
             assert (gold["subtype"] is not None) == (gold["usage"] == "non_assertive"), gold
+    return rows
+
+
+def test_styles_file_is_well_formed():
+    rows = well_formed_rows()
+    assert len(rows) == 160 and len({r["style"] for r in rows}) == 8
 
 
 @pytest.mark.slow

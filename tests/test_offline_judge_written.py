@@ -12,14 +12,13 @@ vocabulary such as "jeep", or compounds labelled as a whole) are not scored.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from test_offline_judge import judge  # noqa: F401  (the module-scoped judge fixture)
-from test_offline_judge_styles import scored_pairs, usage_figures
+from test_offline_judge_styles import scored_pairs, usage_figures, well_formed_rows
 
 WRITTEN = Path(__file__).parent / "data" / "usage_written.jsonl"
 
@@ -31,13 +30,9 @@ def whole_word_offset(caption: str, word: str, occurrence: int) -> int:
 
 
 def test_written_file_is_well_formed():
-    rows = [json.loads(line) for line in WRITTEN.read_text().splitlines()]
-    assert len(rows) == 800 and len({r["id"] for r in rows}) == 800
+    rows = well_formed_rows(WRITTEN, whole_word_offset)
+    assert len(rows) == 800
     assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra"}
-    for row in rows:
-        for gold in row["mentions"]:
-            assert whole_word_offset(row["caption"], gold["word"], gold["occurrence"]) >= 0, gold
-            assert (gold["subtype"] is not None) == (gold["usage"] == "non_assertive"), gold
 
 
 @pytest.mark.slow

@@ -426,11 +426,12 @@ def _category_of(noun: Token) -> str | None:
     return _default_categories().get(noun.lower_)
 
 
-def _described_agent(noun: Token, category: str | None) -> bool:
+def _described_agent(noun: Token) -> bool:
     """ "the person who works here", "the person having lunch": a person introduced by what they
     do, not a reference to someone the caption showed (the discourse's anaphor rule still
     takes one back to a person asserted before)."""
-    return category == "person" and any(c.dep_ in ("relcl", "acl") for c in noun.children)
+    return _category_of(noun) == "person" and any(c.dep_ in ("relcl", "acl")
+                                                  for c in noun.children)
 
 
 def _definite_set(token: Token) -> bool:
@@ -574,7 +575,7 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS or \
             head.lower_ in lex.ROLE_HEADS:
         return None
-    if _default_categories().get(head.lower_) == category or \
+    if _category_of(head) == category or \
             head.lower_ in lex.SAME_OBJECT_HEADS.get(category, ()):
         return None  # "a pickup truck", "a sub sandwich", "pizza pies": the object itself
     return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
@@ -831,7 +832,7 @@ def _is_animate(noun: Token) -> bool:
     """A person or an animal (or a pronoun for one): "she", "a woman", "the dog"."""
     return noun.lower_ in ("he", "she", "they", "i", "we", "you", "who", "someone", "somebody",
                            "everyone", "anyone", "others", "one", "some", "many", "few",
-                           "both", "all") or _default_categories().get(noun.lower_) in \
+                           "both", "all") or _category_of(noun) in \
         lex.ANIMATE_CATEGORIES
 
 
@@ -1350,7 +1351,7 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
     clause = top.head
     if top.dep_ in ("nsubj", "nsubjpass") and clause.dep_ == "advcl" and \
             _impression_mark(clause) and (not _is_definite(top)
-                                          or _described_agent(top, _category_of(top))):
+                                          or _described_agent(top)):
         mark = next(c for c in clause.children if c.dep_ == "mark")
         return _Decision("non_assertive", "hedged", _chars(mark, root), "as-if")
     start = _sentence_start(root)
@@ -1415,7 +1416,7 @@ def _alternative(root: Token, category: str) -> _Decision | None:
             not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in first.children):
         return None
     other = first if second.i == root.i else second
-    other_category = _default_categories().get(other.lower_)
+    other_category = _category_of(other)
     either = any(c.lower_ == "either" for c in first.children) or (
         first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
         c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
@@ -1467,7 +1468,7 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         # "a newspaper that someone must have left behind"
         return next(c for c in predicate.children if c.lower_ == "must")
     if predicate.dep_ not in ("ROOT", "conj", "ccomp") or not subject.tag_.startswith("NN") or \
-            _is_definite(subject) and not _described_agent(subject, _category_of(subject)) or \
+            _is_definite(subject) and not _described_agent(subject) or \
             _placed_by_participle(subject) and not _is_definite(subject):
         # "a woman standing by the counter is probably going to ...": she is there; "the
         # person who was watching may have stepped out" is someone the hedge introduces.
@@ -1595,7 +1596,7 @@ def _other_object(anchor: Token, category: str) -> bool:
     object, possibly a remote")."""
     if anchor.lower_ in lex.VAGUE_ANCHORS:
         return True
-    other = _default_categories().get(anchor.lower_)
+    other = _category_of(anchor)
     return other is not None and other != category and anchor.lower_ not in lex.GENERAL_ANCHORS
 
 
@@ -1613,7 +1614,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if child.dep_ in _SUBJECT_DEPS:
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
                     and head.head.i < head.i and not _clause_break(head.head, root) \
-                    and (not _own_definite(root, top) or _described_agent(top, category)):
+                    and (not _own_definite(root, top) or _described_agent(top)):
                 # (Not "a laptop rests on a suitcase; this suggests ...": the parser can hang
                 # the clause before on the inference verb.)
                 return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
