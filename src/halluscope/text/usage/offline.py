@@ -196,7 +196,7 @@ class _Discourse:
         root, category = span.root, mention.category
         if (decision.usage == "non_assertive" and decision.reason not in (
                 "hypothetical-purpose", "negated-presence", "out-of-frame", "nowhere-seen",
-                "absent")
+                "absent", "gone", "retracted")
                 and _refers_back(root, mention, self)
                 and (decision.subtype != "depictive" or _beside_content(root))):
             decision = _Decision("existential", reason="anaphor")
@@ -238,6 +238,10 @@ class _Discourse:
             self.depicted.add(category)
             if decision.reason in ("depiction-modifier", "depicted-before"):
                 self.toy_words.add(mention.word.lower())
+        if category == "teddy bear" and decision.usage != "not_object":
+            # "a teddy bear sits on the bench. The bear is holding a pillow": the same toy.
+            self.depicted.add("bear")
+            self.toy_words.update(("bear", "bears"))
         if decision.usage == "existential":
             self.asserted.add(category)
             if not _kind_possessive(root):
@@ -472,6 +476,50 @@ def _subject_of(predicate: Token) -> Token | None:
             return None
 
 
+def _showing_subject(verb: Token) -> Token | None:
+    """What shows the content of a depicting verb: its subject, a participle's noun
+    (`_participle_subject`), or what a pronoun subject stands for ("a TV on the wall, and it is
+    showing a program")."""
+    subject = _subject_of(verb) or _participle_subject(verb)
+    if subject is not None and subject.lower_ in ("it", "they"):
+        subject = _antecedent(subject) or subject
+    return subject
+
+
+def _participle_subject(verb: Token) -> Token | None:
+    """What a subjectless participle of showing after a comma is said of: the main clause's
+    subject, or the noun of "there is": "There is a framed photo on the wall, showing a woman" ->
+    "photo", "A poster advertises a resort, showing a boat" -> "poster" (not "reading" or
+    "warning", whose subject is as often a reader or a speaker)."""
+    if verb.dep_ != "advcl" or verb.tag_ != "VBG" or verb.head.i == verb.i or \
+            verb.lower_ not in lex.SHOWING_PARTICIPLES:
+        return None
+    main = verb.head
+    if any(c.dep_ == "expl" for c in main.children):
+        return next((c for c in main.children if c.dep_ == "attr" and c.i < verb.i), None)
+    medium = next((c for c in main.children if c.dep_ == "dobj" and c.i < verb.i
+                   and c.lower_ in lex.MEDIUM_NOUNS), None)
+    if medium is not None:  # "The shelter has a poster on its side, featuring a woman"
+        return medium
+    subject = _subject_of(main)
+    return subject if subject is not None and subject.i < verb.i else None
+
+
+def _antecedent(pronoun: Token) -> Token | None:
+    """The noun "it" or "they"/"them" most likely stands for: the nearest earlier subject or
+    object of the same number, in its sentence or the one before ("Several drawings are on the
+    fridge; one of them shows a giraffe" -> "drawings")."""
+    plural = pronoun.lower_ != "it"
+    start = _sentence_start(pronoun)
+    start = _sentence_start(pronoun.doc[start - 1]) if start > 0 else start
+    for k in range(pronoun.i - 1, start - 1, -1):
+        token = pronoun.doc[k]
+        if token.tag_ in ("NN", "NNS") and (token.tag_ == "NNS") == plural and token.dep_ in (
+                "nsubj", "nsubjpass", "attr", "dobj", "conj", "appos"):
+            return token
+    return None
+
+
 def _sentence_start(token: Token) -> int:
     """Index of the first token of `token`'s sentence (`Token.sent` rebuilds the sentence, which
     costs more than all the rules together)."""
@@ -612,6 +660,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if _in_quotes(span):
         return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
     for child, head in _list_repaired_ancestors(root):
+        if child.dep_ == "ccomp" and head.lower_ in lex.INFERENCE_VERBS and getattr(
+                _showing_subject(head), "lower_", None) not in lex.NOTICE_NOUNS:
+            break  # "a picture of an elephant, which suggests that elephants live here"
         found = _depiction_step(child, head, category)
         if found is not None:
             first, last, reason = found
@@ -639,6 +690,25 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                         child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
+    place = _fronted_medium(top)
+    if place is not None:  # "On the screen, three people can be seen"
+        return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
+    return None
+
+
+def _fronted_medium(subject: Token) -> Token | None:
+    """The medium of a clause that opens with it: "On the screen, three people can be seen",
+    "In the mural, a man holds a fish" -> the preposition (not "a cat sits on the cover",
+    whose place comes after the subject)."""
+    if subject.dep_ not in ("nsubj", "nsubjpass") and not (subject.dep_ == "attr" and any(
+            c.dep_ == "expl" for c in subject.head.children)):  # "On the screen there is a dog"
+        return None
+    for prep in subject.head.children:
+        if prep.dep_ == "prep" and prep.lower_ in ("on", "in") and prep.i < subject.left_edge.i:
+            for obj in prep.children:
+                if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS - \
+                        lex.WORN_MEDIUM_NOUNS - {"display"}:
+                    return prep
     return None
 
 
@@ -720,10 +790,24 @@ def _depiction_step(child: Token, head: Token, category: str
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
                 subject is not None and subject.i < head.i and _is_representation(subject)):
             return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
-    if child.dep_ == "pobj" and head.lower_ == "including" and (
-            category not in lex.DEPICTION_CATEGORIES) and (  # a teddy bear is the toy itself
-            head.head.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}):
-        return head.head, head, "depiction-including"  # "plush toys, including a giraffe"
+    examples = head.lower_ == "including" or head.lower_ == "as" and head.i > 0 and \
+        child.doc[head.i - 1].lower_ == "such"
+    if child.dep_ == "pobj" and examples and category not in lex.DEPICTION_CATEGORIES and (
+            head.head.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}
+            or _is_noun(head.head) and _is_representation(head.head)
+            and head.head.lower_ not in ("sign", "signs")):
+        # "plush toys, including a giraffe", "stuffed animals such as a rabbit" (a teddy bear
+        # is the toy itself)
+        return head.head, head, "depiction-including"
+    # "informs guests that dogs ...": the parser can make the that-clause a relative on "guests"
+    told = child.dep_ == "relcl" and head.lower_ in lex.AUDIENCE_NOUNS and head.dep_ == "dobj" \
+        and any(c.dep_ == "mark" and c.lower_ == "that" for c in child.children)
+    notice_verb = head.head if told else head if child.dep_ == "ccomp" else None
+    if notice_verb is not None and notice_verb.lower_ in lex.NOTICE_VERBS:
+        subject = _showing_subject(notice_verb)
+        if subject is not None and subject.lower_ in lex.NOTICE_NOUNS:
+            # "a sign indicates that dogs must be kept on a leash": what the sign says.
+            return subject.left_edge, notice_verb, "text-content"
     if child.dep_ == "relcl" and (head.lower_ in lex.STORY_NOUNS or head.lower_ in
                                   lex.DEPICTION_NOUNS - lex.FRAME_NOUNS) and any(
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
@@ -733,8 +817,8 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.head, head, "dressed-as"  # "a child dressed as a cat"
     if child.dep_ == "pobj" and head.lower_ == "for" and head.head.lower_ in lex.ADVERT_NOUNS:
         return head.head.left_edge, head, "advert-for"  # "an advertisement for a car"
-    if child.dep_ == "conj" and head.lower_ in lex.DEPICTION_NOUNS and _continues_content(child,
-                                                                                     head):
+    if child.dep_ == "conj" and head.lower_ in lex.DEPICTION_NOUNS and _continues_content(
+            child, head, category):
         return head.left_edge, head, "depiction-of"  # "a drawing of a horse, a dog, and ..."
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
         return head.head, head, "shaped-like"  # "a cake shaped like a car"
@@ -750,11 +834,13 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ in ("pobj", "pcomp") and prep.lower_ in ("along", "with") and \
             prep.head.lower_ in lex.DEPICTING_VERBS:
         verb = prep.head
-        subject = _subject_of(verb)
+        subject = _showing_subject(verb)
         # "the mural depicts ..., along with a cat"; "a poster advertises a resort with a boat";
-        # "the TV is showing a documentary, with a bear" (a bare "with" after a screen showing
-        # anything else can add what stands in front of it).
-        story = any(c.dep_ == "dobj" and c.lower_ in lex.STORY_NOUNS - {"game", "games"}
+        # "the TV is showing a documentary, with a bear", "a screen shows a picture of a beach
+        # with a boat" (a bare "with" after a screen showing anything else can add what stands
+        # in front of it).
+        story = any(c.dep_ == "dobj" and (c.lower_ in lex.STORY_NOUNS - {"game", "games"} or
+                                          c.lower_ in lex.DEPICTION_NOUNS - {"sign", "signs"})
                     for c in verb.children)
         if subject is not None and ((prep.lower_ == "along" or story) and subject.lower_ in
                                     lex.MEDIUM_NOUNS or subject.lower_ in
@@ -773,8 +859,8 @@ def _depiction_step(child: Token, head: Token, category: str
                 and anchor.lower_ not in ("toy", "toys", "sign", "signs"):
             return anchor.left_edge, head, "depiction-with"
     if child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") \
-            and head.lower_ in lex.DEPICTING_VERBS:
-        subject = _subject_of(head)
+            and head.lower_ in lex.DEPICTING_VERBS and child.i > head.i:
+        subject = _showing_subject(head)
         if head.lower_ in lex.TEXT_VERBS:
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
             # needs a subject that is not a reader, the other text verbs only no reader.
@@ -793,12 +879,15 @@ def _depiction_step(child: Token, head: Token, category: str
                 while k >= 0 and subject.doc[k].is_punct:
                     k -= 1
                 subject = subject.doc[k] if k >= 0 else subject
+        if subject is not None and subject.lower_ == "them":
+            subject = _antecedent(subject) or subject  # "drawings ...; one of them shows"
         if subject is not None and subject.lower_ not in lex.MEDIUM_NOUNS and \
                 head.dep_ == "acl" and head.i > subject.i:
             # "an advertisement on the side of the shelter showing a car": the parser can hang
             # the participle on the last noun of the medium's place phrase.
             subject = _medium_above(subject) or subject
-        if subject is not None and subject.lower_ in lex.MEDIUM_NOUNS \
+        if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
+                                    lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF) \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
     if child.dep_ == "dobj" and head.lower_ in lex.CONTENT_VERBS:
@@ -843,20 +932,25 @@ def _is_representation(noun: Token) -> bool:
         for t in noun.subtree if t.i < noun.i)
 
 
-def _continues_content(item: Token, noun: Token) -> bool:
-    """A comma-list item the parser coordinated with the depiction noun rather than with its
-    "of"-content before it: "a drawing of a horse, a dog, and a person"."""
+def _continues_content(item: Token, noun: Token, category: str) -> bool:
+    """A list item the parser coordinated with the depiction noun rather than with its
+    "of"-content before it: "a drawing of a horse, a dog, and a person", "drawings of a zebra
+    and an elephant" (the mention of `category` itself, after "and" without a comma)."""
     doc, start = item.doc, item.left_edge.i
     if noun.lower_ in lex.NOT_CONTENT_OF or (noun.lower_ in lex.FRAME_NOUNS
                                              and not _frame_in_scene(noun)):
         return False
     before = doc[start - 1] if start > 0 else None
-    if before is not None and before.lower_ in ("and", "or") and start > 1:
+    joined = before is not None and before.lower_ in ("and", "or") and start > 1
+    if joined:
         before = doc[start - 2]
-    return before is not None and before.text == "," and any(
-        c.dep_ == "prep" and c.lower_ == "of" and any(o.dep_ == "pobj" and o.i < start
-                                                      for o in c.children)
-        for c in noun.children)
+    contents = [o for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"
+                for o in c.children if o.dep_ == "pobj" and o.i < start]
+    # "drawings of a zebra and an elephant" parsed as drawings + elephant: the "and" follows
+    # the content directly (the item itself only, not what hangs from it).
+    return before is not None and bool(contents) and (
+        before.text == "," or joined and _category_of(item) == category and any(
+            o.right_edge.i == before.i for o in contents))
 
 
 def _list_repaired_ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
@@ -901,6 +995,11 @@ def _frame_in_scene(noun: Token) -> bool:
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
                                    lex.IMAGE_NOUNS for c in noun.head.children):
         return False  # "the image features a vintage photograph of a street": the image itself
+    if noun.dep_ == "attr" and any(c.dep_ == "expl" for c in noun.head.children) and any(
+            c.dep_ == "prep" and c.i < noun.i and any(
+                g.dep_ == "pobj" and g.lower_ not in lex.FRAME_WORDS | lex.IMAGE_NOUNS
+                for g in c.children) for c in noun.head.children):
+        return True  # "On the side of the cart there is a picture of a hot dog"
     start = _sentence_start(noun)
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -923,6 +1022,9 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
         first = first.head  # "plastic horses and giraffes": the conjunct shares the modifier
     modifiers = [t for t in doc[first.left_edge.i:first.i] if t.head.i == first.i] \
         if first.i != root.i else []
+    if root.dep_ == "compound" and root.head.i == span.end:
+        # "a toy train set": the parser hangs both words on "set".
+        modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
         if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
@@ -1023,7 +1125,8 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
     if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
         return _Decision("non_assertive", "negation", _chars(head, root), "lack")
-    return _verbal_negation(top, root) or _no_before(span)
+    return _verbal_negation(top, root) or _retracted(top, root) or _gone(top, root) or \
+        _no_before(span)
 
 
 def _no_before(span: Span) -> _Decision | None:
@@ -1110,6 +1213,53 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
                                                or predicate.lower_ in lex.PERMISSION_PARTICIPLES):
         # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too.
         return _Decision("non_assertive", "negation", _chars(root, neg), "negated-presence")
+    return None
+
+
+def _retracted(top: Token, root: Token) -> _Decision | None:
+    """An object named and then denied by a pronoun in the next clause: "There are other people
+    in the room, but they are not shown in the image" (not "..., but they are not moving")."""
+    verb = top.head
+    if not (top.dep_ in _SUBJECT_DEPS or top.dep_ == "attr" and any(
+            c.dep_ == "expl" for c in verb.children)):
+        return None
+    pronoun = "they" if top.tag_ == "NNS" or top.lower_ == "people" else "it"
+    for clause in verb.children:
+        if clause.dep_ != "conj" or clause.i < top.i or not any(
+                c.dep_ in _SUBJECT_DEPS and c.lower_ == pronoun for c in clause.children):
+            continue
+        neg = next((c for c in clause.children if c.dep_ == "neg"
+                    and c.lower_ in lex.VERB_NEGATIONS), None)
+        # Only a plain denial, or one about the picture: "not clearly visible", "not visible in
+        # the mirror" keep the object.
+        hedged = any(t.lower_ in lex.PARTIAL_VIEW_WORDS or t.dep_ == "pobj" and t.lower_ not in
+                     lex.FRAME_WORDS for t in clause.subtree if t.i > top.i)
+        if neg is not None and not hedged and _is_presence_predicate(clause):
+            return _Decision("non_assertive", "negation", _chars(root, clause), "retracted")
+    return None
+
+
+def _gone(top: Token, root: Token) -> _Decision | None:
+    """Something that has left or been eaten is no longer there: "the train has already
+    departed", "the sandwich has already been eaten", "the peel of a banana he has already
+    eaten" (not "the bus has just left the stop", which can still be in view)."""
+    if top.dep_ in ("nsubj", "nsubjpass"):
+        verb = top.head
+        if top.dep_ == "nsubj" and (verb.lower_ in lex.CONSUMED_PARTICIPLES - {
+                "left", "driven", "flown"} or any(c.dep_ == "dobj" for c in verb.children)):
+            return None  # "a man has already eaten half of his pizza": the eater is there
+    else:
+        verb = next((c for c in top.children if c.dep_ == "relcl" and not any(
+            d.dep_ == "dobj" for d in c.children)), None)
+        if verb is None:
+            return None
+    if any(c.dep_ in ("acomp", "oprd", "xcomp") for c in verb.children):
+        return None  # "tea that might have gone cold"
+    perfect = any(c.dep_ == "aux" and c.lower_ in ("has", "have", "had") for c in verb.children)
+    already = any(c.lower_ == "already" for c in verb.children)
+    if perfect and (verb.lower_ in lex.GONE_PARTICIPLES or already and
+                    verb.lower_ in lex.CONSUMED_PARTICIPLES):
+        return _Decision("non_assertive", "negation", _chars(root, verb), "gone")
     return None
 
 
@@ -1232,6 +1382,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
                     # someone" names a beneficiary.
                     return _Decision("existential", reason="ready-object")
                 cue = governor if governor.i < head.i else head
+                if _past_aside(cue, root):
+                    return None  # "a bowl, likely used to mix the dough, and a bottle"
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
                 return _Decision("non_assertive", subtype, _chars(cue, root),
                                  "purpose-infinitive")
@@ -1365,6 +1517,11 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
     after = [t.lower_ for t in doc[span.end:span.end + 5]]
     if after[:3] == [",", "if", "it"] and len(after) > 3 and after[3] in ("is", "'s", "was"):
         return _Decision("non_assertive", "hedged", _chars(root, doc[span.end + 3]), "if-it-is")
+    if after[:3] in ([",", "or", "what"], [",", "or", "something"]) and any(
+            t.lower_ in lex.HEDGE_VERBS | lex.HEDGE_MODALS for t in doc[span.end + 3:span.end + 7]):
+        # "a bird, or what could be a piece of debris": the bird is one guess of two.
+        return _Decision("non_assertive", "hedged", _chars(root, doc[span.end + 2]),
+                         "or-what-could-be")
     if top.dep_ in ("nsubj", "nsubjpass") and not _is_definite(top):
         end = span.end
         while end < len(doc) and not doc[end].is_sent_start and doc[end].text not in (".", "!"):
@@ -1649,7 +1806,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
-        if _clause_break(cue, root):
+        if _clause_break(cue, root) or _past_aside(cue, root):
             return None  # "there appear to be lights – including tables with chairs"
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
                 and not (child.dep_ == "prep" and child.lower_ == "like") \
@@ -1752,6 +1909,31 @@ def _clause_break(first: Token, second: Token) -> bool:
     reach across the break."""
     low, high = sorted((first.i, second.i))
     return any(t.text in lex.CLAUSE_BREAKS for t in first.doc[low + 1:high])
+
+
+def _past_aside(cue: Token, root: Token) -> bool:
+    """The mention comes after the aside the hedge belongs to: a list goes on after ", as well
+    as", ", along with" or ", while" ("what appear to be apples, as well as a toaster"), or the
+    hedge sits in a comma aside on an earlier noun and the mention is a later list item ("a
+    bowl, likely used to mix the dough, a carton of eggs, and a bottle")."""
+    doc = cue.doc
+    if cue.i > root.i:
+        return False
+    between = doc[cue.i + 1:root.i]
+    for k, token in enumerate(between[:-1]):
+        if token.text == "," and between[k + 1].lower_ in ("while", "whereas", "along") or \
+                token.text == "," and between[k + 1].lower_ == "as" and k + 2 < len(between) \
+                and between[k + 2].lower_ == "well":
+            return True
+    # An aside: ", likely used for ...," after a noun, and the mention after its closing comma.
+    k = cue.i - 1
+    while k > 0 and (doc[k].pos_ == "ADV" or doc[k].lower_ in lex.HEDGE_ADVERBS):
+        k -= 1  # ", likely used to ..."
+    opened = k >= 1 and doc[k].text == "," and _is_noun(doc[k - 1])
+    start = root.left_edge.i
+    while start > cue.i and doc[start - 1].lower_ in ("and", "or"):
+        start -= 1
+    return opened and start > cue.i + 1 and doc[start - 1].text == ","
 
 
 def _hedge_cue_any_side(predicate: Token) -> Token | None:
@@ -1867,8 +2049,28 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
                 return _Decision("non_assertive", "generic",
                                  _chars(root.doc[first], root.doc[last]), "habitual")
         if head.tag_.startswith("VB"):
+            when = _when_habit(head)
+            if when is not None:
+                return _Decision("non_assertive", "generic", _chars(when, root), "when-habitual")
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _when_habit(verb: Token) -> Token | None:
+    """The "when" of a present-tense when-clause hanging from a habitual clause: "the market is
+    usually busy in the morning, when people come to buy fruit", "where people typically stand
+    when a train pulls in"."""
+    when = next((c for c in verb.children if c.dep_ in ("advmod", "mark")
+                 and c.lower_ in ("when", "whenever")), None)
+    if when is None or verb.tag_ not in ("VBP", "VBZ") or any(
+            c.dep_ in ("aux", "auxpass") for c in verb.children):
+        return None
+    governor = verb.head
+    while governor.i != governor.head.i and not governor.tag_.startswith("VB"):
+        governor = governor.head  # "in the morning, when ...": up to the verb
+    habitual = any(c.dep_ == "advmod" and c.lower_ in lex.HABITUAL_ADVERBS
+                   for c in governor.children)
+    return when if habitual and governor.i != verb.i else None
 
 
 def _comparison(prep: Token) -> bool:

@@ -128,7 +128,8 @@ MEDIUM_NOUNS: frozenset[str] = frozenset({
     "shirt", "shirts", "t-shirt", "poster", "posters", "sign", "signs", "billboard", "billboards",
     "banner", "banners", "mural", "canvas", "page", "pages", "cover", "painting", "paintings",
     "picture", "pictures", "drawing", "drawings", "label", "labels", "magazine", "newspaper",
-    "book", "box", "card", "cards", "calendar", "sticker", "stickers", "flag", "flags", "logo",
+    "book", "books", "magazines", "box", "card", "cards", "calendar", "sticker", "stickers",
+    "flag", "flags", "logo",
     # What a screen plays: "a documentary featuring a bear".
     "documentary", "documentaries", "movie", "movies", "film", "films", "video", "videos",
     "cartoon", "cartoons", "commercial", "commercials", "advertisement", "advertisements", "ad",
@@ -141,13 +142,17 @@ HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "g
 # "taking a picture of a pizza" photographs a real pizza.
 PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "shoot") | {
     "took", "taken", "shot"}
+# Made things that are animals or people only as likenesses: "a mechanical bear", "a chocolate
+# rabbit" (never "a chocolate cake" as a cake's likeness: animates only, as `MATERIAL_MODIFIERS`).
+ANIMAL_LIKENESS_MODIFIERS: frozenset[str] = frozenset({
+    "mechanical", "robotic", "animatronic", "origami", "chocolate", "wax", "knitted", "crocheted"})
 # Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
 FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber",
-})
+}) | ANIMAL_LIKENESS_MODIFIERS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
 INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "scale"})
@@ -155,7 +160,8 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
-                                                "glass", "decorative", "stuffed", "rubber"})
+                                                "glass", "decorative", "stuffed", "rubber"
+                                                }) | ANIMAL_LIKENESS_MODIFIERS
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -172,8 +178,21 @@ PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "sta
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
     "depict", "portray", "show", "display", "feature", "say", "read", "spell", "illustrate",
-    "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn") | {
+    "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn", "play",
+    "stream") | {
     "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
+SHOWING_PARTICIPLES: frozenset[str] = frozenset({
+    "showing", "depicting", "portraying", "displaying", "featuring", "illustrating",
+    "picturing", "advertising", "playing", "streaming"})
+# Perfect participles after which the subject is gone ("the train has departed"), and those
+# that need "already" ("the sandwich has already been eaten"; "has left" can still be in view).
+GONE_PARTICIPLES: frozenset[str] = frozenset({"departed", "vanished", "disappeared", "gone"})
+CONSUMED_PARTICIPLES: frozenset[str] = frozenset({"eaten", "consumed", "finished", "devoured",
+                                                  "left", "driven", "flown", "sold"})
+# Words that make "not visible" a matter of how well it shows: "not clearly visible".
+PARTIAL_VIEW_WORDS: frozenset[str] = frozenset({
+    "clearly", "fully", "completely", "entirely", "well", "easily", "directly", "very", "much",
+    "quite", "always", "immediately", "readily"})
 TEXT_VERBS: frozenset[str] = verb_forms("say", "read", "spell") | {"said", "written", "write",
                                                                    "writes", "wrote"}
 # Media whose "on"-object is shown content: "a man on the screen" (not "a cat on the TV").
@@ -244,7 +263,23 @@ COSTUME_HEADS: frozenset[str] = frozenset({"dressed", "disguised", "costumed"})
 # Nouns whose "for"-object is advertised, shown rather than there: "an advertisement for a car".
 ADVERT_NOUNS: frozenset[str] = frozenset({
     "advertisement", "advertisements", "ad", "ads", "advert", "adverts", "billboard",
-    "billboards", "commercial", "commercials", "poster", "posters"})
+    "billboards", "commercial", "commercials", "poster", "posters", "flyer", "flyers",
+    "leaflet", "leaflets", "brochure", "brochures"})
+# Verbs whose that-clause is what a sign or a note says: "a sign indicates that dogs must be
+# kept on a leash", "a note reminds guests that phones are not allowed".
+# ("says" is a text verb: `TEXT_VERBS`.)
+NOTICE_VERBS: frozenset[str] = verb_forms(
+    "indicate", "remind", "state", "inform", "announce", "instruct", "advise", "request", "ask",
+    "warn")
+# Whom a notice addresses: "reminds visitors that ...".
+AUDIENCE_NOUNS: frozenset[str] = frozenset({
+    "visitors", "guests", "customers", "people", "drivers", "riders", "passengers", "readers",
+    "pedestrians", "users", "viewers", "everyone", "students", "patrons", "shoppers"})
+NOTICE_NOUNS: frozenset[str] = frozenset({
+    "sign", "signs", "note", "notes", "notice", "notices", "plaque", "plaques", "placard",
+    "placards", "board", "boards", "message", "messages", "menu", "menus", "chalkboard", "flyer",
+    "flyers", "screen", "screens", "display", "displays", "monitor", "monitors", "poster",
+    "posters", "banner", "banners", "billboard", "billboards", "label", "labels"})
 # Categories that are themselves representations: "a teddy bear" is the object, not a depiction.
 DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
 
