@@ -257,6 +257,21 @@ NON_ASSERTIVE = [
      "hedged"),
     ("The wet street indicates that a car drove by.", "car", 0, "hedged"),
     ("The beach is usually crowded in July, when people come to swim.", "people", 0, "generic"),
+    # Round 8: a fronted medium over joined clauses, a relative's medium, a video call,
+    # habits on an adjective, broken lists of absence.
+    ("In the painting, a woman is holding an umbrella, while a dog runs beside her.", "dog", 0,
+     "depictive"),
+    ("On the big screen, a car is racing along a track, followed by a motorcycle.", "motorcycle",
+     0, "depictive"),
+    ("There is a sign on the left side that displays the outline of a horse.", "horse", 0,
+     "depictive"),
+    ("A tablet on the table is showing a video call with a man and his cat.", "cat", 0,
+     "depictive"),
+    ("Cafes like this are typically busy at noon, when people come for lunch.", "people", 0,
+     "generic"),
+    ("The absence of parked cars and bicycles suggests an early hour.", "bicycles", 0,
+     "negation"),
+    ("Neither a spoon nor any forks are on the table.", "forks", 0, "negation"),
 ]
 
 
@@ -396,6 +411,14 @@ EXISTENTIAL = [
      0),
     ("A dog usually sleeps on the couch when a man is cooking.", "man", 0),
     ("In this photo, there is a picture of a cat.", "cat", 0),
+    ("A chair stands under the poster, where a man sits reading a book.", "man", 0),
+    ("On the table, a woman is cutting a cake.", "cake", 0),
+    ("A TV in the corner is showing the game the boy is playing.", "boy", 0),
+    ("One bicycle is missing its front wheel.", "bicycle", 0),
+    ("A slice of the cake is missing.", "cake", 0),
+    ("The fridge appears to be mostly empty, with only a few bottles on the top shelf.",
+     "bottles", 0),
+    ("A man, neither young nor old, holds a cup.", "cup", 0),
 ]
 
 

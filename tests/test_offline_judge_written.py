@@ -1,9 +1,9 @@
 """The offline judge on VLM-style captions written for tuning it (`tests/data/usage_written.jsonl`).
 
-1,030 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
+1,230 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
 MiniGPT-4 and Shikra (detailed, run-on and one-line), each asked for many non-assertive mentions
-in natural phrasings and for hard negatives (the last 230, round 7, at the density of real
-captions, with common cues in varied syntactic positions), and labelled by the writer from the
+in natural phrasings and for hard negatives (the last 430, rounds 7 and 8, at the density of
+real captions, with common cues in varied syntactic positions), and labelled by the writer from the
 labelling guide
 (`tests/data/usage_check_guide.md`) without reading the judge. Every rule added after they were
 written was studied on them, so these are tuning figures, not held-out ones: the test guards
@@ -33,7 +33,7 @@ def whole_word_offset(caption: str, word: str, occurrence: int) -> int:
 
 def test_written_file_is_well_formed():
     rows = well_formed_rows(WRITTEN, whole_word_offset)
-    assert len(rows) == 1030
+    assert len(rows) == 1230
     assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra"}
 
 
@@ -41,9 +41,9 @@ def test_written_file_is_well_formed():
 def test_offline_judge_on_written_vlm_captions(judge):
     figures = usage_figures(scored_pairs(judge, WRITTEN, whole_word_offset))
     print("offline judge on usage_written:", figures)
-    # Measured (tuning figures): 8,355 scored mentions, 96.4% agreement, recall 93.2%, precision
-    # 96.5%; floors a little under them.
-    assert figures["mentions"] >= 8200
+    # Measured (tuning figures): 10,062 scored mentions, 96.6% agreement, recall 93.5%, precision
+    # 96.6%; floors a little under them.
+    assert figures["mentions"] >= 9900
     assert figures["agreement"] >= 0.95
     assert figures["recall"] >= 0.92
     assert figures["precision"] >= 0.95

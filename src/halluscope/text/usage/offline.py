@@ -483,6 +483,11 @@ def _showing_subject(verb: Token) -> Token | None:
     subject = _subject_of(verb) or _participle_subject(verb)
     if subject is not None and subject.lower_ in ("it", "they"):
         subject = _antecedent(subject) or subject
+    if subject is not None and subject.lower_ in ("that", "which") and verb.dep_ == "relcl":
+        # "a sign on the right side that displays ...": the relative's noun, or the medium
+        # whose place phrase the parser hung it on.
+        subject = verb.head if verb.head.lower_ in lex.MEDIUM_NOUNS else \
+            _medium_above(verb.head) or verb.head
     return subject
 
 
@@ -663,6 +668,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child.dep_ == "ccomp" and head.lower_ in lex.INFERENCE_VERBS and getattr(
                 _showing_subject(head), "lower_", None) not in lex.NOTICE_NOUNS:
             break  # "a picture of an elephant, which suggests that elephants live here"
+        if child.dep_ == "relcl" and child.lower_ in lex.VIEWING_VERBS:
+            break  # "displaying the video game the man is playing": the player is real
         found = _depiction_step(child, head, category)
         if found is not None:
             first, last, reason = found
@@ -690,10 +697,28 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                         child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
-    place = _fronted_medium(top)
-    if place is not None:  # "On the screen, three people can be seen"
-        return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
+    for child, head in _ancestors(top):
+        # "On the screen, three people can be seen"; "In the mural, a girl is flying a kite,
+        # while two boys play soccer": what the clause (or one joined to it) says is shown.
+        place = _fronted_medium(child) if child.dep_ in _SUBJECT_DEPS or child.dep_ == "attr" \
+            else _fronted_medium_of(head) if head.tag_.startswith("VB") else None
+        if place is not None:
+            return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
     return None
+
+
+def _fronted_medium_of(verb: Token) -> Token | None:
+    """`_fronted_medium` of the clause of `verb`, through "while"/"and" clauses joined to it."""
+    while True:
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is not None:
+            place = _fronted_medium(subject)
+            if place is not None:
+                return place
+        if verb.dep_ in ("conj", "advcl") and verb.head.tag_.startswith("VB"):
+            verb = verb.head
+        else:
+            return None
 
 
 def _fronted_medium(subject: Token) -> Token | None:
@@ -808,8 +833,11 @@ def _depiction_step(child: Token, head: Token, category: str
         if subject is not None and subject.lower_ in lex.NOTICE_NOUNS:
             # "a sign indicates that dogs must be kept on a leash": what the sign says.
             return subject.left_edge, notice_verb, "text-content"
-    if child.dep_ == "relcl" and (head.lower_ in lex.STORY_NOUNS or head.lower_ in
-                                  lex.DEPICTION_NOUNS - lex.FRAME_NOUNS) and any(
+    placed_by = head.dep_ == "pobj" and head.head.lower_ in lex.LOCATIVE_PREPOSITIONS - {
+        "in", "on"}  # "a bench under the mural, where a woman sits": a place near it
+    if child.dep_ == "relcl" and not placed_by and (head.lower_ in lex.STORY_NOUNS or
+                                                    head.lower_ in lex.DEPICTION_NOUNS -
+                                                    lex.FRAME_NOUNS) and any(
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
@@ -858,7 +886,10 @@ def _depiction_step(child: Token, head: Token, category: str
                 and anchor.lower_ not in lex.FRAME_NOUNS \
                 and anchor.lower_ not in ("toy", "toys", "sign", "signs"):
             return anchor.left_edge, head, "depiction-with"
-    if child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") \
+    misplaced_of = child.dep_ == "prep" and child.lower_ == "of" and any(
+        c.dep_ == "dobj" and c.i == child.i - 1 and c.lower_ in
+        lex.DEPICTION_NOUNS for c in head.children)  # "displays the silhouette | of a cow"
+    if (child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") or misplaced_of) \
             and head.lower_ in lex.DEPICTING_VERBS and child.i > head.i:
         subject = _showing_subject(head)
         if head.lower_ in lex.TEXT_VERBS:
@@ -1143,6 +1174,24 @@ def _no_before(span: Span) -> _Decision | None:
     if k >= 0 and doc[k].lower_ == "no" and (k == 0 or doc[k - 1].text not in ('"', "“")):
         return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
                          "negative-determiner")
+    return _denying_list_before(span)
+
+
+def _denying_list_before(span: Span) -> _Decision | None:
+    """A list that "the absence of", "a lack of" or "neither ... nor" opens, read word by word
+    where the parse breaks it: "the absence of moving traffic and pedestrians" ("moving" parsed
+    as a verb), "neither a bottle nor any wine glasses are present" (two subjects)."""
+    doc, start = span.doc, _sentence_start(span.root)
+    k = span.start - 1
+    while k > start and (doc[k].tag_[:2] in ("NN", "JJ", "CC", "DT", "CD") or
+                         doc[k].tag_ in ("VBG", "VBN") or doc[k].text == ","):
+        if doc[k].lower_ == "nor" and any(t.lower_ == "neither" for t in doc[start:k]):
+            return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
+                             "negative-determiner")
+        k -= 1
+    if doc[k].lower_ == "of" and k > start and doc[k - 1].lower_ in lex.NEGATIVE_NOUNS:
+        return _Decision("non_assertive", "negation", _chars(doc[k - 1], span[-1]),
+                         "absence-of")
     return None
 
 
@@ -1188,7 +1237,11 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         else None
     if frame is not None and not negs:
         return _Decision("non_assertive", "negation", _chars(root, frame), "out-of-frame")
-    if relation in ("nsubj", "nsubjpass") and (predicate.lower_ in lex.ABSENCE_WORDS or any(
+    lacks = any(c.dep_ == "dobj" for c in predicate.children)  # "is missing its front wheel"
+    part = top.i != root.i and root.dep_ == "pobj" and root.head.head.i == top.i and \
+        top.lower_ in lex.PART_HEADS  # "a slice of the cake is missing": the cake is there
+    if relation in ("nsubj", "nsubjpass") and not lacks and not part and (
+            predicate.lower_ in lex.ABSENCE_WORDS or any(
             c.dep_ == "acomp" and c.lower_ in lex.ABSENCE_WORDS for c in predicate.children)
             or predicate.lower_ in lex.HEDGE_VERBS and any(  # "seem to be missing"
                 c.lower_ in lex.ABSENCE_WORDS or any(g.dep_ == "acomp" and g.lower_ in
@@ -1925,9 +1978,12 @@ def _past_aside(cue: Token, root: Token) -> bool:
                 token.text == "," and between[k + 1].lower_ == "as" and k + 2 < len(between) \
                 and between[k + 2].lower_ == "well":
             return True
+        if token.text == "," and between[k + 1].lower_ == "with" and k > 0 and \
+                between[k - 1].tag_.startswith("JJ"):
+            return True  # "appears to be mostly empty, with only a few bottles": what is there
     # An aside: ", likely used for ...," after a noun, and the mention after its closing comma.
     k = cue.i - 1
-    while k > 0 and (doc[k].pos_ == "ADV" or doc[k].lower_ in lex.HEDGE_ADVERBS):
+    while k > 0 and (doc[k].tag_.startswith("RB") or doc[k].lower_ in lex.HEDGE_ADVERBS):
         k -= 1  # ", likely used to ..."
     opened = k >= 1 and doc[k].text == "," and _is_noun(doc[k - 1])
     start = root.left_edge.i
@@ -2069,7 +2125,8 @@ def _when_habit(verb: Token) -> Token | None:
     while governor.i != governor.head.i and not governor.tag_.startswith("VB"):
         governor = governor.head  # "in the morning, when ...": up to the verb
     habitual = any(c.dep_ == "advmod" and c.lower_ in lex.HABITUAL_ADVERBS
-                   for c in governor.children)
+                   for c in [*governor.children, *(g for a in governor.children
+                                                   if a.dep_ == "acomp" for g in a.children)])
     return when if habitual and governor.i != verb.i else None
 
 

@@ -119,7 +119,8 @@ STORY_NOUNS: frozenset[str] = frozenset({
     "program", "programs", "programme", "programmes", "documentary", "documentaries", "show",
     "shows", "movie", "movies", "film", "films", "book", "books", "storybook", "storybooks",
     "story", "stories", "video", "videos", "cartoon", "cartoons", "episode", "article",
-    "magazine", "poster", "posters", "song", "game", "report", "reports", "news", "broadcast"})
+    "magazine", "poster", "posters", "song", "game", "report", "reports", "news", "broadcast",
+    "call", "calls"})
 # Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
 # "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = frozenset({
@@ -135,6 +136,7 @@ MEDIUM_NOUNS: frozenset[str] = frozenset({
     "cartoon", "cartoons", "commercial", "commercials", "advertisement", "advertisements", "ad",
     "ads", "program", "programs", "programme", "programmes", "show", "shows", "broadcast",
     "broadcasts", "news", "report", "reports", "photo", "photos", "photograph", "photographs",
+    "tapestry",
 })
 # What a statue or a toy does with its hands is part of it: "the statue is holding a pizza".
 HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug") | {
@@ -184,6 +186,9 @@ DEPICTING_VERBS: frozenset[str] = verb_forms(
 SHOWING_PARTICIPLES: frozenset[str] = frozenset({
     "showing", "depicting", "portraying", "displaying", "featuring", "illustrating",
     "picturing", "advertising", "playing", "streaming"})
+# What people do with shown content: "a TV showing the game the man is playing" (he is real).
+VIEWING_VERBS: frozenset[str] = verb_forms("watch", "play", "view", "enjoy", "follow") | {
+    "seen", "saw", "watched", "played", "viewed"}
 # Perfect participles after which the subject is gone ("the train has departed"), and those
 # that need "already" ("the sandwich has already been eaten"; "has left" can still be in view).
 GONE_PARTICIPLES: frozenset[str] = frozenset({"departed", "vanished", "disappeared", "gone"})
