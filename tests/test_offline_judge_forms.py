@@ -272,6 +272,9 @@ NON_ASSERTIVE = [
     ("The absence of parked cars and bicycles suggests an early hour.", "bicycles", 0,
      "negation"),
     ("Neither a spoon nor any forks are on the table.", "forks", 0, "negation"),
+    # Round 9 (other models' styles): a softened denial, "no sign of X or Y".
+    ("There don't seem to be any cars on the street.", "cars", 0, "negation"),
+    ("There is no sign of a cat or a dog in the yard.", "dog", 0, "negation"),
 ]
 
 
@@ -419,6 +422,9 @@ EXISTENTIAL = [
     ("The fridge appears to be mostly empty, with only a few bottles on the top shelf.",
      "bottles", 0),
     ("A man, neither young nor old, holds a cup.", "cup", 0),
+    ("a man and a woman, probably tourists, feeding a giraffe", "woman", 0),
+    ("A cat is asleep on a plush red couch.", "couch", 0),
+    ("The bus does not appear to be moving.", "bus", 0),
 ]
 
 

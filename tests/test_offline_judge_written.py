@@ -1,9 +1,10 @@
 """The offline judge on VLM-style captions written for tuning it (`tests/data/usage_written.jsonl`).
 
-1,230 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
+1,430 captions written by LLM annotator sessions in the styles of LLaVA-1.5, InstructBLIP,
 MiniGPT-4 and Shikra (detailed, run-on and one-line), each asked for many non-assertive mentions
-in natural phrasings and for hard negatives (the last 430, rounds 7 and 8, at the density of
-real captions, with common cues in varied syntactic positions), and labelled by the writer from the
+in natural phrasings and for hard negatives (rounds 7 and 8, 430 captions, at the density of
+real captions, with common cues in varied syntactic positions; round 9, the last 200, in the
+styles of other models: GPT-4V, Qwen-VL, LLaVA-NeXT/CogVLM and short-caption models), and labelled by the writer from the
 labelling guide
 (`tests/data/usage_check_guide.md`) without reading the judge. Every rule added after they were
 written was studied on them, so these are tuning figures, not held-out ones: the test guards
@@ -33,17 +34,18 @@ def whole_word_offset(caption: str, word: str, occurrence: int) -> int:
 
 def test_written_file_is_well_formed():
     rows = well_formed_rows(WRITTEN, whole_word_offset)
-    assert len(rows) == 1230
-    assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra"}
+    assert len(rows) == 1430
+    assert {r["style"] for r in rows} == {"llava15", "instructblip", "minigpt4", "shikra",
+                                          "gpt4v", "qwenvl", "llavanext", "short"}
 
 
 @pytest.mark.slow
 def test_offline_judge_on_written_vlm_captions(judge):
     figures = usage_figures(scored_pairs(judge, WRITTEN, whole_word_offset))
     print("offline judge on usage_written:", figures)
-    # Measured (tuning figures): 10,062 scored mentions, 96.6% agreement, recall 93.5%, precision
+    # Measured (tuning figures): 11,361 scored mentions, 96.6% agreement, recall 93.6%, precision
     # 96.6%; floors a little under them.
-    assert figures["mentions"] >= 9900
+    assert figures["mentions"] >= 11200
     assert figures["agreement"] >= 0.95
     assert figures["recall"] >= 0.92
     assert figures["precision"] >= 0.95

@@ -1110,6 +1110,15 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         if _has_own_determiner(conjunct):
             break
         conjunct = conjunct.head
+    if root.dep_ == "conj" and _is_noun(root.head) and any(
+            t.lower_ == "or" for t in doc[root.head.i + 1:root.i]):
+        # "no sign of a dog or a person": "or" carries the first item's "no" to the second.
+        for noun in (root.head, _np_top(root.head)):
+            det = next((d for d in noun.children if d.dep_ == "det"
+                        and d.lower_ in lex.NEGATIVE_DETERMINERS), None)
+            if det is not None:
+                return _Decision("non_assertive", "negation", _chars(det, root),
+                                 "negative-determiner")
     top = _np_top(root)
     head = top.head
     first = top.left_edge.i
@@ -1836,6 +1845,11 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
             if cue is None and child.i == top.i:
                 cue = _hedged_subject(top, head)
+            if cue is not None and cue.i > top.i and cue.tag_.startswith("RB") and \
+                    top.doc[cue.i - 1].text == ",":
+                # "a man and woman, probably newlyweds, cutting a cake" (a verbless caption the
+                # parser gave a verb): an adverb opening an aside is on the aside, not on them.
+                cue = None
             if cue is not None and not _scene_subject(head):
                 return _Decision("non_assertive", "hedged", _chars(cue, root) if cue.i < root.i
                                  else _chars(root, cue), "hedged-presence")
@@ -1889,6 +1903,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "the dog appears to be watching television, which is mounted on the wall": the
             # activity is hedged, the relative clause places the television in the scene.
             return _Decision("existential", reason="placed-by-relative")
+        if any(c.dep_ == "neg" for c in cue.children):
+            # "there don't appear to be any birds": a denial, however softened (a negation cue
+            # wins over a hedge).
+            return _Decision("non_assertive", "negation", _chars(cue, root), "negated-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
 

@@ -162,8 +162,8 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
-                                                "glass", "decorative", "stuffed", "rubber"
-                                                }) | ANIMAL_LIKENESS_MODIFIERS
+                                                "glass", "decorative", "stuffed", "rubber",
+                                                "plush"}) | ANIMAL_LIKENESS_MODIFIERS
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
