@@ -699,26 +699,14 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                                      "on-medium")
     for child, head in _ancestors(top):
         # "On the screen, three people can be seen"; "In the mural, a girl is flying a kite,
-        # while two boys play soccer": what the clause (or one joined to it) says is shown.
-        place = _fronted_medium(child) if child.dep_ in _SUBJECT_DEPS or child.dep_ == "attr" \
-            else _fronted_medium_of(head) if head.tag_.startswith("VB") else None
+        # while two boys play soccer": what the clause (or one it is joined to) says is shown.
+        subject = child if child.dep_ in _SUBJECT_DEPS or child.dep_ == "attr" else next(
+            (c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None) \
+            if head.tag_.startswith("VB") else None
+        place = _fronted_medium(subject) if subject is not None else None
         if place is not None:
             return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
     return None
-
-
-def _fronted_medium_of(verb: Token) -> Token | None:
-    """`_fronted_medium` of the clause of `verb`, through "while"/"and" clauses joined to it."""
-    while True:
-        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is not None:
-            place = _fronted_medium(subject)
-            if place is not None:
-                return place
-        if verb.dep_ in ("conj", "advcl") and verb.head.tag_.startswith("VB"):
-            verb = verb.head
-        else:
-            return None
 
 
 def _fronted_medium(subject: Token) -> Token | None:
