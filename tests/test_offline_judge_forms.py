@@ -275,6 +275,30 @@ NON_ASSERTIVE = [
     # Round 9 (other models' styles): a softened denial, "no sign of X or Y".
     ("There don't seem to be any cars on the street.", "cars", 0, "negation"),
     ("There is no sign of a cat or a dog in the yard.", "dog", 0, "negation"),
+    # A picture said to be somewhere is a thing in the scene, not the captioned image; what
+    # a statue referred to as "it" holds; what a hedged watcher watches go by.
+    ("A photo of a dog is on the refrigerator.", "dog", 0, "depictive"),
+    ("Photos of a baby and a cat are held to the refrigerator with magnets.", "cat", 0,
+     "depictive"),
+    ("A photo of a woman hangs above the bed.", "woman", 0, "depictive"),
+    ("There is a statue of a chef near the door. It is holding a pizza.", "pizza", 0,
+     "depictive"),
+    ("A man stands by the tracks, where he might be watching trains pass by.", "trains", 0,
+     "hedged"),
+    # Rounds 10 and 11: a list item the parser hung on the verb after a depicted object; a
+    # medium whose verb the parser read as a noun; the object of a habit's infinitive; examples
+    # of what is absent; "appear" with a placing participle; "appears as"; a place is no anchor
+    # that a hedged aside re-describes.
+    ("A mural on the wall depicts a boat and some seagulls flying above it.", "seagulls", 0,
+     "depictive"),
+    ("An advertisement on the side of the bus displays a smiling cat.", "cat", 0, "depictive"),
+    ("The beach is a place where kids often love to fly kites.", "kites", 0, "generic"),
+    ("He sits quietly without any distractions like cell phones.", "cell phones", 0,
+     "negation"),
+    ("Two cups appear placed nearby.", "cups", 0, "hedged"),
+    ("The shape in the corner appears as either two beds or a large sofa.", "beds", 0,
+     "hedged"),
+    ("He is looking at something off to the side, possibly a TV.", "TV", 0, "hedged"),
 ]
 
 
@@ -425,6 +449,32 @@ EXISTENTIAL = [
     ("a man and a woman, probably tourists, feeding a giraffe", "woman", 0),
     ("A cat is asleep on a plush red couch.", "couch", 0),
     ("The bus does not appear to be moving.", "bus", 0),
+    # The captioned image is no thing in the scene; a surface is the picture's place.
+    ("A photo of a dog sitting on a couch.", "dog", 0),
+    ("This image shows two sandwiches on a cutting board.", "sandwiches", 0),
+    ("The picture of a horse is in black and white.", "horse", 0),
+    ("There is a photo of a dog on the refrigerator.", "refrigerator", 0),
+    ("A dog sits next to the statue, and it is holding a frisbee.", "frisbee", 0),
+    ("A man is watching trains pass by.", "trains", 0),
+    # A scene detail after a hedged clause; a hedged aside re-describing an object of the same
+    # kind; verbs read as compound heads; what has not gone yet; a part of a set missing;
+    # perception is no habit; a list going on after quoted text; the captioned image; people
+    # and things a participle places.
+    ("A man sits at a desk, likely working on a project, with a cup of coffee beside him.",
+     "cup", 0),
+    ("Several cars and a bus, possibly a school bus, wait at the light.", "bus", 1),
+    ("A cow, likely a dairy cow, stands in the field.", "cow", 1),
+    ("The plate holds a sandwich cut in half.", "sandwich", 0),
+    ("A fork and knife rest beside the plate.", "knife", 0),
+    ("The gate stays down until the train has gone by.", "train", 0),
+    ("A few of the donuts appear to be missing.", "donuts", 0),
+    ("In the park there is a path, where a couple of people can be seen jogging.", "people", 0),
+    ('A small sign reads "No Trucks" and a few cars are parked along the curb.', "cars", 0),
+    ("The image is a photograph of a pizza on a wooden board.", "pizza", 0),
+    ("He is laughing, possibly at a joke told by the woman sitting across from him.", "woman",
+     0),
+    ("A man is reaching for bananas hanging from the ceiling.", "bananas", 0),
+    ("He is playing with a baseball.", "baseball", 0),
 ]
 
 
@@ -448,6 +498,13 @@ NOT_OBJECT = [
     # Idioms and hyphenated names.
     ("A book lies open, as if someone was reading before bed.", "bed"),
     ("They stay at a bed-and-breakfast.", "bed"),
+    # A sport, a bus stop, a time of day, a tram's car, a bed of hay.
+    ("Two boys are playing baseball in the park.", "baseball"),
+    ("A woman waits near the bus stop sign.", "bus"),
+    ("A woman waits near the bus stop sign.", "stop sign"),
+    ("It is almost ten o'clock in the morning.", "clock"),
+    ("A red tram car moves down the street.", "car"),
+    ("The cows rest on a hay bed.", "bed"),
 ]
 
 

@@ -197,6 +197,41 @@ def round4_rows(shared: Path, labelled: list[dict], per_pool: int = 250) -> list
     return out
 
 
+def round11_rows(shared: Path, labelled: list[dict], chairref: int = 310) -> list[dict]:
+    """Round 11, tuning material only (split "tune", ids from 9000), built because fresh written
+    captions kept being read far better than the check half: every mention still unlabelled in
+    the tuning split's OPERA captions (sha1 even) that has a cue in its window (`CUES`), plus
+    `chairref` of the same kind drawn from another project's LLaVA-1.5 captions (never in the
+    check half), each in its full caption. A mention is labelled already when its source, line
+    and start appear in usage_check.jsonl or usage_dev.jsonl, in either variant."""
+    dev = [json.loads(raw) for raw in (HERE / "usage_dev.jsonl").read_text().splitlines()]
+    have = {(r["source"], r["line"], r["start"]) for r in labelled + dev}
+    sources = [p.stem for p in sorted((shared / "captions").glob("**/opera_*.jsonl"),
+                                      key=lambda p: p.stem)] + ["chairref_llava-1.5"]
+    found: list[dict] = []
+    for source in sources:
+        for line, text in enumerate(source_captions(shared, source)):
+            if source != "chairref_llava-1.5" and split_of(source, line) != "tune":
+                continue
+            found += [
+                {"source": source, "line": line, "variant": "full", "pool": "r11_cue",
+                 "start": m.start, "end": m.end, "word": m.word, "category": m.category,
+                 "caption": text}
+                for m in extract_mentions(text)
+                if (source, line, m.start) not in have
+                and CUES.search(text[max(0, m.start - 60):m.end + 40])]
+    opera = sorted((r for r in found if r["source"] != "chairref_llava-1.5"),
+                   key=lambda r: (r["source"], r["line"], r["start"]))
+    others = [r for r in found if r["source"] == "chairref_llava-1.5"]
+    drawn = sorted(random.Random(111).sample(others, chairref),
+                   key=lambda r: (r["line"], r["start"]))
+    out = opera + drawn
+    for k, row in enumerate(out, start=9000):
+        row["id"] = k
+        row["split"] = "tune"
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round2", type=Path, help="write round 2's candidates (tuning only) "
@@ -207,11 +242,14 @@ def main() -> None:
     ap.add_argument("--tight", type=int, default=500, help="mentions of the tight-cue pool")
     ap.add_argument("--round4", type=Path, help="write round 4's candidates (tuning only) "
                     "to this file, given the labelled rows of usage_check.jsonl")
+    ap.add_argument("--round11", type=Path, help="write round 11's candidates (tuning only) "
+                    "to this file, given the labelled rows of usage_check.jsonl")
     args = ap.parse_args()
     # A later round is drawn given the rows labelled before it (ids under its first id), so
     # it rebuilds the same way after its own rows were added.
     for out, build, first_id, name in ((args.round2, round2_rows, 3000, "round-2"),
-                                       (args.round4, round4_rows, 7000, "round-4")):
+                                       (args.round4, round4_rows, 7000, "round-4"),
+                                       (args.round11, round11_rows, 9000, "round-11")):
         if out:
             labelled = [row for row in map(json.loads, (HERE / "usage_check.jsonl").read_text()
                                            .splitlines()) if row["id"] < first_id]

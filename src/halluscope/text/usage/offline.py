@@ -481,6 +481,10 @@ def _showing_subject(verb: Token) -> Token | None:
     (`_participle_subject`), or what a pronoun subject stands for ("a TV on the wall, and it is
     showing a program")."""
     subject = _subject_of(verb) or _participle_subject(verb)
+    if subject is None and verb.tag_ in ("VBZ", "VBP", "VBD") and verb.dep_ == "pobj":
+        # "an advertisement on the side of the bus displays a cat", parsed as "the bus
+        # displays" (a noun): the medium the place phrase hangs from.
+        subject = _medium_above(verb)
     if subject is not None and subject.lower_ in ("it", "they"):
         subject = _antecedent(subject) or subject
     if subject is not None and subject.lower_ in ("that", "which") and verb.dep_ == "relcl":
@@ -556,6 +560,20 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, root), reason="rail-carriage")
     if category == "bed" and span.end < len(doc) and doc[span.end].lower_ == "of":
         return _Decision("not_object", cue=_chars(root, doc[span.end]), reason="bed-of")
+    if category == "sports ball" and not _has_own_determiner(root) and root.tag_ == "NN" and (
+            root.dep_ == "dobj" and root.head.lower_ in lex.PLAYING_VERBS
+            or root.dep_ == "pobj" and root.head.lower_ == "of"
+            and root.head.head.lower_ in ("game", "games", "match")):
+        # "boys playing baseball", "a game of baseball": the sport, not a ball
+        return _Decision("not_object", cue=_chars(root.head, root), reason="sport-name")
+    following = doc[span.end] if span.end < len(doc) else None
+    if following is not None and (root.lower_, following.lower_) in lex.MODIFIER_COMPOUNDS:
+        # "a bus stop sign": the parser can hang "bus" on the sign
+        return _Decision("not_object", cue=_chars(root, following), reason="compound-modifier")
+    if category == "stop sign" and before is not None and before.lower_ == "bus":
+        return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
+    if category == "clock" and root.lower_.startswith("o'"):
+        return _Decision("not_object", cue=_chars(root, root), reason="idiom")  # "ten o'clock"
     if category == "orange" and _is_colour(root):
         return _Decision("not_object", cue=_chars(root, root), reason="colour")
     if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
@@ -618,7 +636,8 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if head.lower_ in lex.CAPTION_VERBS:
         return None  # a verb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
-    if head.lower_.endswith("ing") and after is not None and after.tag_ in ("IN", "RB", "RP"):
+    if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and \
+            after is not None and after.tag_ in ("IN", "RB", "RP"):
         return None  # "a zebra standing on the hill": a participle mis-tagged as a noun
     if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ == "CD"
            for t in root.doc[root.i + 1:head.i]):
@@ -670,6 +689,12 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             break  # "a picture of an elephant, which suggests that elephants live here"
         if child.dep_ == "relcl" and child.lower_ in lex.VIEWING_VERBS:
             break  # "displaying the video game the man is playing": the player is real
+        if child.dep_ == "conj" and sum(
+                t.text in _QUOTES for t in child.doc[head.i + 1:child.i]) % 2 == 1:
+            break  # 'reads "No Trucks" and a few cars are parked': past the quoted text
+        if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
+                "on", "to", "against") and _is_noun(head.head):
+            break  # "a photo of a dog on the refrigerator": where the picture is
         found = _depiction_step(child, head, category)
         if found is not None:
             first, last, reason = found
@@ -921,7 +946,7 @@ def _depiction_step(child: Token, head: Token, category: str
             for t in head.head.children if t.i < head.head.i):
         return head.head.left_edge, head, "depicted-action"  # "a painted dog riding a skateboard"
     if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
-        subject = _subject_of(head)
+        subject = _showing_subject(head)  # (through "it": "The statue ... it is holding a pizza")
         if subject is not None and subject.i < head.i and subject.lower_ in \
                 lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs", "logo", "logos"}:
             return subject.left_edge, head, "held-by-depiction"  # "the statue holds a pizza"
@@ -987,13 +1012,13 @@ def _list_repaired_ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
 
 def _previous_list_item(root: Token) -> Token | None:
     """The item before ", and X" when the parser attached the list's last item to the verb: "has
-    a drawing of a motorcycle, a bicycle, and a person" (the person is drawn too)."""
+    a drawing of a motorcycle, a bicycle, and a person" (the person is drawn too), "a mural
+    depicting a boat and some seagulls flying above it"."""
     doc, start = root.doc, root.left_edge.i
     if root.dep_ != "conj" or not _is_noun(root) or not root.head.tag_.startswith("VB") or \
-            root.head.i > root.i or \
-            start < 3 or doc[start - 1].lower_ not in ("and", "or") or doc[start - 2].text != ",":
+            root.head.i > root.i or start < 3 or doc[start - 1].lower_ not in ("and", "or"):
         return None
-    item = doc[start - 3]
+    item = doc[start - 3] if doc[start - 2].text == "," else doc[start - 2]
     while item.dep_ in ("det", "amod", "compound", "nummod") and item.head.i > item.i:
         item = item.head
     if not _is_noun(item) or item.dep_ not in ("appos", "conj", "pobj", "dobj"):
@@ -1008,9 +1033,14 @@ def _frame_in_scene(noun: Token) -> bool:
         return False
     if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
         return False
+    if noun.dep_ == "attr" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
+                                   lex.IMAGE_NOUNS for c in noun.head.children):
+        return False  # "The image is a photograph of a pizza on a wooden board"
     if any(t.dep_ == "pobj" and t.lower_ in lex.HANGING_SURFACES and t.head.lower_ in ("on", "in")
            or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree):
         return True  # "a picture of a cat on the wall": a thing in the scene
+    if noun.dep_ in ("nsubj", "nsubjpass") and _placed(noun.head):
+        return True  # "A photo of a dog is on the refrigerator", "Photos ... are taped to a door"
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
                                    lex.IMAGE_NOUNS for c in noun.head.children):
         return False  # "the image features a vintage photograph of a street": the image itself
@@ -1028,6 +1058,19 @@ def _frame_in_scene(noun: Token) -> bool:
         return noun.head.lower_ in ("on", "in", "of") and noun.head.head.lower_ not in (
             "feature", "features", "shows", "in")  # "the picture on the wall"
     return True
+
+
+def _placed(predicate: Token) -> bool:
+    """A predicate that puts its subject somewhere as a thing: "hangs", "is taped", "is on the
+    refrigerator", "sits on the desk" (not "shows", "is in black and white")."""
+    if predicate.lower_ in lex.PLACING_VERBS:
+        return True
+    return predicate.lower_ in lex.RESTING_VERBS and any(
+        c.dep_ == "prep" and c.lower_ in lex.SURFACE_PREPOSITIONS for c in predicate.children
+    ) or predicate.tag_ == "VBN" and any(  # "held to the refrigerator with magnets"
+        c.dep_ == "prep" and c.lower_ in ("on", "to", "against", "above", "over") and any(
+            g.dep_ == "pobj" and g.lower_ in lex.HANGING_SURFACES for g in c.children)
+        for c in predicate.children)
 
 
 def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
@@ -1130,11 +1173,14 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
             c.lower_ == "rather" for c in head.children)):
         # "a sled instead of skis", "pushing it rather than a cart": named to deny it
         return _Decision("non_assertive", "negation", _chars(head, root), "instead-of")
-    if top.dep_ == "pobj" and head.lower_ in ("like", "including") and any(
-            c.dep_ == "det" and c.lower_ in lex.NEGATIVE_DETERMINERS for c in head.head.children):
-        # "no personal items like toothbrushes or phones"
-        return _Decision("non_assertive", "negation", _chars(head.head.left_edge, root),
-                         "negative-determiner")
+    if top.dep_ == "pobj" and head.lower_ in ("like", "including") and (any(
+            c.dep_ == "det" and c.lower_ in lex.NEGATIVE_DETERMINERS for c in head.head.children)
+            or head.head.dep_ == "pobj" and head.head.head.lower_ in lex.NEGATIVE_PREPOSITIONS):
+        # "no personal items like toothbrushes or phones", "without any distractions like
+        # cell phones"
+        cue = head.head.head if head.head.dep_ == "pobj" and \
+            head.head.head.lower_ in lex.NEGATIVE_PREPOSITIONS else head.head.left_edge
+        return _Decision("non_assertive", "negation", _chars(cue, root), "negative-determiner")
     if top.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("pcomp", "pobj") and \
             head.head.lower_ in lex.NEGATIVE_PREPOSITIONS:  # "without any people present"
         return _Decision("non_assertive", "negation", _chars(head.head, root), "without")
@@ -1235,9 +1281,12 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
     if frame is not None and not negs:
         return _Decision("non_assertive", "negation", _chars(root, frame), "out-of-frame")
     lacks = any(c.dep_ == "dobj" for c in predicate.children)  # "is missing its front wheel"
-    part = top.i != root.i and root.dep_ == "pobj" and root.head.head.i == top.i and \
-        top.lower_ in lex.PART_HEADS  # "a slice of the cake is missing": the cake is there
-    if relation in ("nsubj", "nsubjpass") and not lacks and not part and (
+    # "a slice of the cake is missing", "a few of the donuts are missing": the rest is there
+    part = top.i != root.i and root.dep_ == "pobj" and root.head.head.i == top.i and (
+        top.lower_ in lex.PART_HEADS or top.lower_ in lex.PARTITIVE_QUANTIFIERS
+        or top.tag_ == "CD")
+    if relation in ("nsubj", "nsubjpass") and not lacks and not part and \
+            not _pending(predicate) and (
             predicate.lower_ in lex.ABSENCE_WORDS or any(
             c.dep_ == "acomp" and c.lower_ in lex.ABSENCE_WORDS for c in predicate.children)
             or predicate.lower_ in lex.HEDGE_VERBS and any(  # "seem to be missing"
@@ -1303,7 +1352,7 @@ def _gone(top: Token, root: Token) -> _Decision | None:
             d.dep_ == "dobj" for d in c.children)), None)
         if verb is None:
             return None
-    if any(c.dep_ in ("acomp", "oprd", "xcomp") for c in verb.children):
+    if any(c.dep_ in ("acomp", "oprd", "xcomp") for c in verb.children) or _pending(verb):
         return None  # "tea that might have gone cold"
     perfect = any(c.dep_ == "aux" and c.lower_ in ("has", "have", "had") for c in verb.children)
     already = any(c.lower_ == "already" for c in verb.children)
@@ -1311,6 +1360,14 @@ def _gone(top: Token, root: Token) -> _Decision | None:
                     verb.lower_ in lex.CONSUMED_PARTICIPLES):
         return _Decision("non_assertive", "negation", _chars(root, verb), "gone")
     return None
+
+
+def _pending(verb: Token) -> bool:
+    """A clause of what has not happened yet: "the gate stays down until the train has gone by"
+    (the train is still there)."""
+    return verb.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in ("until", "before", "unless", "once")
+        for c in verb.children)
 
 
 def _out_of_frame(predicate: Token) -> Token | None:
@@ -1357,7 +1414,8 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     if decision is not None and decision.reason in _PLACEABLE_PURPOSES:
         top = _np_top(root)
         # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
-        if _has_own_determiner(top) and (_placed_by_participle(top) or _placed_by_relative(top)):
+        if (_has_own_determiner(top) or not _is_animate(top)) and (
+                _placed_by_participle(top) or _placed_by_relative(top)):
             return _Decision("existential", reason="placed-in-scene")
     return decision
 
@@ -1704,8 +1762,11 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
             if comp.dep_ in ("oprd", "acomp", "xcomp") and \
                     comp.lower_ in lex.PLACEMENT_PARTICIPLES and any(
                     c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
+                    or c.dep_ == "advmod" and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"}
                     for c in list(comp.children) + list(predicate.children)):
-                return predicate  # "a few bottles appear scattered across the room"
+                # "a few bottles appear scattered across the room", "two cups appear placed
+                # nearby"
+                return predicate
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
                     c.dep_ == "prep" or (c.dep_ in ("advmod", "acomp")
                                          and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"})
@@ -1718,7 +1779,10 @@ def _placed_by_participle(noun: Token) -> bool:
     """ "a woman standing by the counter": a participle that places the noun in the scene."""
     return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > noun.i and any(
         g.dep_ == "prep" and (g.lower_ in lex.LOCATIVE_PREPOSITIONS or g.lower_ == "by"
-                              and c.lower_ in lex.POSTURE_VERBS) for g in c.children)
+                              and c.lower_ in lex.POSTURE_VERBS
+                              or g.lower_ == "from" and c.lower_ in ("hanging", "dangling"))
+        or g.dep_ == "prt" and g.lower_ in lex.LOCATIVE_PREPOSITIONS  # "sitting across from"
+        for g in c.children)
         for c in noun.children)
 
 
@@ -1780,6 +1844,9 @@ def _counts_hedged(cue: Token, root: Token) -> bool:
 def _type_hedge(np: Token, category: str) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
     duck", "the table appears to be a dining table"."""
+    same = _aside_anchor(np)
+    if same is not None and _category_of(same) == category:
+        return True  # "a cow, likely a dairy cow", whatever the parser hung the aside on
     anchor = None
     while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i:
         np = np.head  # "an object, possibly a life preserver or a piece of luggage"
@@ -1796,6 +1863,17 @@ def _type_hedge(np: Token, category: str) -> bool:
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
         not _other_object(anchor, category)
+
+
+def _aside_anchor(np: Token) -> Token | None:
+    """The noun just before a hedged aside that opens with a comma: "a bus, possibly a school
+    bus" -> the first "bus"."""
+    doc, k = np.doc, np.left_edge.i
+    if doc[k].lower_ not in lex.HEDGE_ADVERBS:
+        k -= 1
+        if k < 0 or doc[k].lower_ not in lex.HEDGE_ADVERBS:
+            return None
+    return doc[k - 2] if k >= 2 and doc[k - 1].text == "," and _is_noun(doc[k - 2]) else None
 
 
 def _other_object(anchor: Token, category: str) -> bool:
@@ -1817,8 +1895,13 @@ def _default_categories() -> dict[str, str]:
 def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None:
     """A hedge on a predicate scopes over what the predicate introduces after the hedge, not over
     its subject; definite phrases keep their presupposition ("looking at her phone")."""
+    aside_with = None  # ", with a cup beside him": a scene detail after the hedged clause
     for child, head in _ancestors(top):
         if child.dep_ in _SUBJECT_DEPS:
+            if child.dep_ == "nsubj" and head.dep_ == "ccomp" and head.tag_ in ("VB", "VBG") \
+                    and head.head.lower_ in lex.WATCHING_VERBS and not any(
+                        c.dep_ in ("aux", "mark") for c in head.children):
+                continue  # "might be watching trains pass by": what the watching takes in
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
                     and head.head.i < head.i and not _clause_break(head.head, root) \
                     and (not _own_definite(root, top) or _described_agent(top)):
@@ -1858,13 +1941,18 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "a person, possibly a man, who is also holding a phone": the hedge is on who
             # the person is; the relative clause says what that person does.
             continue
+        if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
+            aside_with = child
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
+        if aside_with is not None and cue.i < aside_with.i:
+            return None  # "likely working on a project, with a cup of coffee beside him"
         if _clause_break(cue, root) or _past_aside(cue, root):
             return None  # "there appear to be lights – including tables with chairs"
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
-                and not (child.dep_ == "prep" and child.lower_ == "like") \
+                and not (child.dep_ == "prep" and (child.lower_ == "like" or child.lower_ == "as"
+                                                   and child.i == head.i + 1)) \
                 and not (child.dep_ == "advcl" and _impression_mark(child)):
             continue  # "appears quite large compared with ...": a hedged property, not existence
         if (_scene_subject(head) or _place_kind(child, root)) and (
@@ -2150,11 +2238,15 @@ def _comparison(prep: Token) -> bool:
 def _where_habit(verb: Token) -> Token | None:
     """The "where" of a habitual where-clause the verb belongs to, with a subject that is no
     counted instance: "a spot where locals often come to walk their dogs"."""
+    def where_of(clause: Token) -> Token | None:
+        return next((c for c in clause.children if c.dep_ == "advmod"
+                     and c.lower_ in lex.WHERE_WORDS), None)
+
+    where = where_of(verb)  # (the parser can hang "where" on the infinitive: "love to fly")
     while (verb.dep_ in ("xcomp", "conj") or verb.dep_ == "advcl" and _has_aux_to(verb)) and \
             verb.head.tag_.startswith("VB"):
         verb = verb.head  # "come to walk"
-    where = next((c for c in verb.children if c.dep_ == "advmod"
-                  and c.lower_ in lex.WHERE_WORDS), None)
+        where = where or where_of(verb)
     subject = _subject_of(verb)
     if where is None or subject is None or subject.tag_ not in ("NNS", "NN") or \
             _is_definite(subject) or not _habit_or_possibility(verb) or \
@@ -2184,6 +2276,8 @@ def _habit_or_possibility(verb: Token) -> bool:
     """A clause about what happens at a place, not what is happening: a modal ("where people
     might sit"), a habitual adverb, or the simple present ("where planes arrive", "where vehicles
     are parked"); the progressive ("where a man is sitting") describes the scene."""
+    if verb.lower_ in lex.PERCEPTION_PARTICIPLES:
+        return False  # "where a couple of people can be seen jogging": what the image shows
     auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
     if any(a.lower_ in lex.GENERIC_MODALS for a in auxes):
         return True

@@ -189,6 +189,9 @@ SHOWING_PARTICIPLES: frozenset[str] = frozenset({
 # What people do with shown content: "a TV showing the game the man is playing" (he is real).
 VIEWING_VERBS: frozenset[str] = verb_forms("watch", "play", "view", "enjoy", "follow") | {
     "seen", "saw", "watched", "played", "viewed"}
+# Verbs of watching that take a small clause: "watching trains pass by", "see a dog run".
+WATCHING_VERBS: frozenset[str] = verb_forms("watch", "see", "observe", "hear", "notice") | {
+    "saw", "seen", "heard"}
 # Perfect participles after which the subject is gone ("the train has departed"), and those
 # that need "already" ("the sandwich has already been eaten"; "has left" can still be in view).
 GONE_PARTICIPLES: frozenset[str] = frozenset({"departed", "vanished", "disappeared", "gone"})
@@ -207,6 +210,18 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
                                              "shirt", "t-shirt", "label"})
 # Of those, what people wear: "a cat on a shirt" is a print, "a man in a red shirt" wears it.
 WORN_MEDIUM_NOUNS: frozenset[str] = frozenset({"shirt", "t-shirt", "cover"})
+# Verbs that put a picture up as a thing ("a photo of a dog is taped to the door").
+PLACING_VERBS: frozenset[str] = verb_forms("hang", "tape", "pin", "stick", "attach", "mount",
+                                           "post", "affix", "glue", "nail", "frame") | {
+    "hung", "stuck", "pinned"}
+# Verbs that place a thing when they take a place phrase ("sits on the desk").
+RESTING_VERBS: frozenset[str] = verb_forms("sit", "rest", "lie", "lean", "stand", "prop",
+                                           "place", "put", "display") | {
+    "is", "are", "was", "were", "sat", "lay", "lying", "stood", "propped"}
+# Prepositions of a thing's place on or by a surface ("in" and "at" also say how a picture is:
+# "the photo is in black and white").
+SURFACE_PREPOSITIONS: frozenset[str] = frozenset({"on", "above", "below", "under", "beside",
+                                                  "next", "near", "against", "over", "atop"})
 # Surfaces a picture hangs on: "a picture of a cat on the wall" is a thing in the scene.
 HANGING_SURFACES: frozenset[str] = frozenset({
     "wall", "walls", "fridge", "refrigerator", "door", "board", "easel", "mantel", "mantle",
@@ -224,7 +239,13 @@ GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
 # object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
 VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
                                            "things", "something", "shape", "shapes", "figure",
-                                           "figures", "form", "structure"})
+                                           "figures", "form", "structure",
+                                           # places: "off to the side, possibly a TV"
+                                           "side", "background", "foreground", "distance",
+                                           "corner", "edge", "left", "right", "direction"})
+# Quantities of a part of a set ("a few of the donuts are missing": the others are there).
+PARTITIVE_QUANTIFIERS: frozenset[str] = frozenset({"few", "some", "several", "one", "half",
+                                                   "couple", "many", "most"})
 # Copulas of a kind-level statement ("dogs are loyal animals").
 KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
 # Predicates of a kind: "giraffes are well adapted to ...", "dogs are known for ...".
@@ -369,7 +390,12 @@ PART_HEADS: frozenset[str] = frozenset({
     "countertop", "presence", "activity", "faces", "bowl", "computer", "computers", "keyboard",
     "keyboards", "trick", "tricks", "element", "elements"})
 # Heads that name the same object in other words: "a pizza pie" is a pizza.
-SAME_OBJECT_HEADS: dict[str, frozenset[str]] = {"pizza": frozenset({"pie", "pies"})}
+SAME_OBJECT_HEADS: dict[str, frozenset[str]] = {"pizza": frozenset({"pie", "pies"}),
+                                                 "carrot": frozenset({"stick", "sticks"})}
+# Verbs the tagger can read as a compound's noun head when a place or particle follows: "a
+# sandwich cut in half", "a fork and knife rest beside the plate", "a bus pass by".
+MISTAGGED_VERB_HEADS: frozenset[str] = frozenset({"cut", "cuts", "rest", "pass", "cross",
+                                                  "sliced"})
 # Compounds, read head-first, in which the object word is the head yet names something else.
 HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("toilet", "bowl"), ("jet", "ski"), ("jet", "skis"), ("cable", "car"), ("cable", "cars"),
@@ -381,8 +407,14 @@ HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("sun", "bear"), ("gummy", "bear"), ("gummy", "bears"), ("snow", "man"), ("police", "man"),
     ("fire", "man"), ("super", "bowl"), ("dust", "bowl"), ("flower", "bed"), ("flower", "beds"),
     ("river", "bed"), ("truck", "bed"), ("sea", "bed"), ("garden", "bed"), ("garden", "beds"),
-    ("flat", "bed"), ("pickup", "bed"),
+    ("flat", "bed"), ("pickup", "bed"), ("hay", "bed"), ("tram", "car"), ("tram", "cars"),
 })
+# Compounds, read modifier-first, whose head names something else however the parser attaches
+# the modifier ("a bus stop sign").
+MODIFIER_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
+    ("bus", "stop"), ("bus", "stops"), ("train", "station"), ("train", "stations")})
+# Verbs whose bare object is a game: "playing baseball".
+PLAYING_VERBS: frozenset[str] = verb_forms("play")
 # Modifiers that make "car" a railway carriage only in a railway scene ("a passenger car" on a
 # road is an automobile), and the words that make a scene a railway one.
 RAIL_OR_ROAD_MODIFIERS: frozenset[str] = frozenset({"passenger"})
