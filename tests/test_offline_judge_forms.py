@@ -451,6 +451,7 @@ EXISTENTIAL = [
     ("The bus does not appear to be moving.", "bus", 0),
     # The captioned image is no thing in the scene; a surface is the picture's place.
     ("A photo of a dog sitting on a couch.", "dog", 0),
+    ("A photograph of a woman resting on a bench.", "woman", 0),
     ("This image shows two sandwiches on a cutting board.", "sandwiches", 0),
     ("The picture of a horse is in black and white.", "horse", 0),
     ("There is a photo of a dog on the refrigerator.", "refrigerator", 0),

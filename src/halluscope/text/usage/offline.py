@@ -1062,7 +1062,12 @@ def _frame_in_scene(noun: Token) -> bool:
 
 def _placed(predicate: Token) -> bool:
     """A predicate that puts its subject somewhere as a thing: "hangs", "is taped", "is on the
-    refrigerator", "sits on the desk" (not "shows", "is in black and white")."""
+    refrigerator", "sits on the desk" (not "shows", "is in black and white"). Only a finite
+    one: "A photograph of a woman resting on a bench" (parsed with "resting" as its verb) is the
+    captioned image."""
+    if predicate.tag_ not in ("VBZ", "VBP", "VBD") and not any(
+            c.dep_ in ("aux", "auxpass") for c in predicate.children):
+        return False
     if predicate.lower_ in lex.PLACING_VERBS:
         return True
     return predicate.lower_ in lex.RESTING_VERBS and any(
