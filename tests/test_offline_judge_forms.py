@@ -299,6 +299,16 @@ NON_ASSERTIVE = [
     ("The shape in the corner appears as either two beds or a large sofa.", "beds", 0,
      "hedged"),
     ("He is looking at something off to the side, possibly a TV.", "TV", 0, "hedged"),
+    # "without" read word by word when a run-on breaks the parse; whom a place is accessible
+    # to; people walking past are whom a purpose is for, even when people were asserted; more
+    # bears after a teddy bear are toys too.
+    ("They stand apart at different distances from each other by themselves alone without any "
+     "other people present yet visible herein.", "people", 0, "negation"),
+    ("The toilets are accessible to people with disabilities.", "people", 0, "purpose"),
+    ("Several pedestrians cross the street. A canopy hangs above, most likely providing shade "
+     "for pedestrians walking by.", "pedestrians", 1, "purpose"),
+    ("A large teddy bear sits on the couch. There are two smaller bears placed nearby.",
+     "bears", 0, "depictive"),
 ]
 
 
@@ -476,6 +486,9 @@ EXISTENTIAL = [
      0),
     ("A man is reaching for bananas hanging from the ceiling.", "bananas", 0),
     ("He is playing with a baseball.", "baseball", 0),
+    ("A man in a coat walks by without an umbrella, next to a bicycle.", "bicycle", 0),
+    ("The park is open to the people who live nearby.", "people", 0),
+    ("A teddy bear sits on the bed next to a real bear cub.", "teddy bear", 0),
 ]
 
 
@@ -506,6 +519,8 @@ NOT_OBJECT = [
     ("It is almost ten o'clock in the morning.", "clock"),
     ("A red tram car moves down the street.", "car"),
     ("The cows rest on a hay bed.", "bed"),
+    ("A man stands on the railroad ties next to the rail cars.", "ties"),
+    ("A man stands on the railroad ties next to the rail cars.", "cars"),
 ]
 
 

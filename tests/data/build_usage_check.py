@@ -232,6 +232,30 @@ def round11_rows(shared: Path, labelled: list[dict], chairref: int = 310) -> lis
     return out
 
 
+def round12_rows(shared: Path, labelled: list[dict]) -> list[dict]:
+    """Round 12, tuning material only (split "tune", ids from 11000): the cue-window mentions
+    (`CUES`) still unlabelled in the development set's captions on odd-sha1 lines (which no
+    pool of the check half drew from, as round 1 left `usage_dev`'s lines out), each in its
+    full caption."""
+    dev = [json.loads(raw) for raw in (HERE / "usage_dev.jsonl").read_text().splitlines()]
+    have = {(r["source"], r["line"], r["start"]) for r in labelled + dev}
+    out: list[dict] = []
+    texts: dict[str, list[str]] = {}
+    for source, line in sorted({(r["source"], r["line"]) for r in dev}):
+        if split_of(source, line) == "tune":
+            continue  # (round 11 took those)
+        text = texts.setdefault(source, source_captions(shared, source))[line]
+        out += [{"source": source, "line": line, "variant": "full", "pool": "r12_dev_cue",
+                 "start": m.start, "end": m.end, "word": m.word, "category": m.category,
+                 "caption": text, "split": "tune"}
+                for m in extract_mentions(text)
+                if (source, line, m.start) not in have
+                and CUES.search(text[max(0, m.start - 60):m.end + 40])]
+    for k, row in enumerate(out, start=11000):
+        row["id"] = k
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round2", type=Path, help="write round 2's candidates (tuning only) "
@@ -244,12 +268,15 @@ def main() -> None:
                     "to this file, given the labelled rows of usage_check.jsonl")
     ap.add_argument("--round11", type=Path, help="write round 11's candidates (tuning only) "
                     "to this file, given the labelled rows of usage_check.jsonl")
+    ap.add_argument("--round12", type=Path, help="write round 12's candidates (tuning only) "
+                    "to this file, given the labelled rows of usage_check.jsonl")
     args = ap.parse_args()
     # A later round is drawn given the rows labelled before it (ids under its first id), so
     # it rebuilds the same way after its own rows were added.
     for out, build, first_id, name in ((args.round2, round2_rows, 3000, "round-2"),
                                        (args.round4, round4_rows, 7000, "round-4"),
-                                       (args.round11, round11_rows, 9000, "round-11")):
+                                       (args.round11, round11_rows, 9000, "round-11"),
+                                       (args.round12, round12_rows, 11000, "round-12")):
         if out:
             labelled = [row for row in map(json.loads, (HERE / "usage_check.jsonl").read_text()
                                            .splitlines()) if row["id"] < first_id]

@@ -234,6 +234,15 @@ class _Discourse:
             # caption asserts no boat of its own.
             decision = _Decision("non_assertive", "depictive", _chars(article, root),
                                  "depicted-before")
+        elif (decision.usage == "existential" and decision.reason is None
+              and category == "bear" and "bear" in self.depicted - self.asserted
+              and mention.word.lower() in self.toy_words and any(
+                  t.lower_ in lex.PUT_PARTICIPLES for t in (root.head, *root.children))):
+            # "a teddy bear on the bed ... two smaller bears placed nearby": more of the toys,
+            # put there by someone (not "a bear walks past the window"; the caption asserts no
+            # bear of its own).
+            decision = _Decision("non_assertive", "depictive", _chars(root, root),
+                                 "depicted-before")
         if decision.subtype == "depictive":
             self.depicted.add(category)
             if decision.reason in ("depiction-modifier", "depicted-before"):
@@ -286,8 +295,11 @@ def _is_modifier(span: Span) -> bool:
     """The mention modifies another word: "kite-flying", "boat owners"."""
     doc = span.doc
     hyphened = span.end + 1 < len(doc) and doc[span.end].text == "-"
+    verb = span.root.head
+    moving = verb.i + 1 < len(doc) and doc[verb.i + 1].tag_ in ("RP", "RB", "IN")
+    # (Not "shade for pedestrians walking by": people who walk past, not an activity's object.)
     return hyphened or span.root.dep_ in ("compound", "amod", "nmod") or \
-        _gerund_modifier(span.root, span.root.head)
+        _gerund_modifier(span.root, verb) and not (span.root.tag_ == "NNS" and moving)
 
 
 def _re_describes(attr: Token) -> bool:
@@ -1222,6 +1234,11 @@ def _no_before(span: Span) -> _Decision | None:
     if k >= 0 and doc[k].lower_ == "no" and (k == 0 or doc[k - 1].text not in ('"', "“")):
         return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
                          "negative-determiner")
+    while k >= 0 and (doc[k].lower_ in ("any", "other", "a", "an") or doc[k].tag_ == "JJ"):
+        k -= 1
+    if k >= 0 and doc[k].lower_ == "without":
+        # "alone without any other people present yet visible herein", however it is parsed
+        return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]), "without")
     return _denying_list_before(span)
 
 
@@ -1473,6 +1490,10 @@ def _purpose_rules(root: Token) -> _Decision | None:
             decision = _for_phrase(head, root)
             if decision is not None:
                 return decision
+        if child.dep_ == "pobj" and head.lower_ == "to" and \
+                head.head.lower_ in lex.ACCESS_ADJECTIVES and not _is_definite(top):
+            # "the toilets are accessible to people with disabilities": whom it is for
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "accessible-to")
         if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and any(
                 c.dep_ == "aux" and c.lower_ in ("can", "could", "would") for c in head.children):
             # "the lot can accommodate many cars": what it has room for, not what is there.

@@ -408,11 +408,17 @@ HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("fire", "man"), ("super", "bowl"), ("dust", "bowl"), ("flower", "bed"), ("flower", "beds"),
     ("river", "bed"), ("truck", "bed"), ("sea", "bed"), ("garden", "bed"), ("garden", "beds"),
     ("flat", "bed"), ("pickup", "bed"), ("hay", "bed"), ("tram", "car"), ("tram", "cars"),
+    ("rail", "cars"), ("railroad", "tie"), ("railroad", "ties"), ("rail", "ties"),
 })
 # Compounds, read modifier-first, whose head names something else however the parser attaches
 # the modifier ("a bus stop sign").
 MODIFIER_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("bus", "stop"), ("bus", "stops"), ("train", "station"), ("train", "stations")})
+# Participles of things someone put somewhere (toys, not animals): "two bears placed nearby".
+PUT_PARTICIPLES: frozenset[str] = frozenset({"placed", "positioned", "arranged", "stacked",
+                                             "propped", "lined", "displayed", "tucked"})
+# Adjectives whose "to"-object is whom a thing is for: "accessible to people in wheelchairs".
+ACCESS_ADJECTIVES: frozenset[str] = frozenset({"accessible", "available", "open"})
 # Verbs whose bare object is a game: "playing baseball".
 PLAYING_VERBS: frozenset[str] = verb_forms("play")
 # Modifiers that make "car" a railway carriage only in a railway scene ("a passenger car" on a
