@@ -309,6 +309,9 @@ NON_ASSERTIVE = [
      "for pedestrians walking by.", "pedestrians", 1, "purpose"),
     ("A large teddy bear sits on the couch. There are two smaller bears placed nearby.",
      "bears", 0, "depictive"),
+    ("The blanket is empty, and the open basket suggests that people were here earlier.",
+     "people", 0, "hedged"),
+    ("There is a shelf for cups, plates and bowls.", "bowls", 0, "purpose"),
 ]
 
 
@@ -486,6 +489,12 @@ EXISTENTIAL = [
      0),
     ("A man is reaching for bananas hanging from the ceiling.", "bananas", 0),
     ("He is playing with a baseball.", "baseball", 0),
+    # A list that goes on past a purpose phrase on its first item.
+    ("The bathroom contains a towel rack for hanging towels, a bottle, and a remote control.",
+     "remote control", 0),
+    # An inference about "people" after the caption showed a group of people is about them.
+    ("Several people walk in the background. Some cars are parked on the sand, indicating "
+     "that people have come to this beach for the day.", "people", 1),
     ("A man in a coat walks by without an umbrella, next to a bicycle.", "bicycle", 0),
     ("The park is open to the people who live nearby.", "people", 0),
     ("A teddy bear sits on the bed next to a real bear cub.", "teddy bear", 0),

@@ -205,6 +205,11 @@ class _Discourse:
             # "a TV on the wall ... likely left there by someone watching TV": the bare
             # activity object is the one the caption asserted.
             decision = _Decision("existential", reason="anaphor")
+        elif (decision.reason == "inference" and category == "person" and self.plural_people
+              and mention.word.lower() == "people" and not _has_own_determiner(root)):
+            # "several other people in the background ... cars parked on the sand, indicating
+            # that people have come to this beach": the people the caption showed.
+            decision = _Decision("existential", reason="anaphor")
         elif (decision.subtype in ("purpose", "hedged") and category in self.asserted
                 and _is_modifier(span)):
             # "a setting for the boy's kite-flying adventure" after the kite was asserted.
@@ -1433,6 +1438,9 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     not when the phrase itself places the thing in the scene ("shade for a woman lying on a
     towel", "waiting for the bus, which can be seen approaching")."""
     decision = _purpose_rules(root)
+    if decision is not None and decision.reason in ("for-gerund", "for-beneficiary") and \
+            _new_list_item(_np_top(root)):
+        return None  # "contains a towel rack for hanging towels, a bottle, and a remote control"
     if decision is not None and decision.reason in _PLACEABLE_PURPOSES:
         top = _np_top(root)
         # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
@@ -1443,6 +1451,18 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
 
 
 _PLACEABLE_PURPOSES = frozenset({"for-gerund", "for-beneficiary", "intensional-for"})
+
+
+def _new_list_item(noun: Token) -> bool:
+    """A later item of a list with an article of its own, after a comma, where the first item
+    is bare: the list goes on past a purpose phrase ("a rack for hanging towels, a bottle, and a
+    remote control"), not "for cups, plates and bowls"."""
+    first = noun
+    while first.dep_ in ("conj", "appos") and _is_noun(first.head) and first.head.i < first.i:
+        first = first.head  # (the parser can make the second item an apposition)
+    return first is not noun and not _has_own_determiner(first) and any(
+        c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children) and any(
+        t.text == "," for t in noun.doc[first.i:noun.left_edge.i])
 
 
 def _purpose_rules(root: Token) -> _Decision | None:
