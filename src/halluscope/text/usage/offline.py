@@ -1438,15 +1438,15 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     not when the phrase itself places the thing in the scene ("shade for a woman lying on a
     towel", "waiting for the bus, which can be seen approaching")."""
     decision = _purpose_rules(root)
-    if decision is not None and decision.reason in ("for-gerund", "for-beneficiary") and \
-            _new_list_item(_np_top(root)):
+    if decision is None or decision.reason not in _PLACEABLE_PURPOSES:
+        return decision
+    top = _np_top(root)
+    if decision.reason != "intensional-for" and _new_list_item(top):
         return None  # "contains a towel rack for hanging towels, a bottle, and a remote control"
-    if decision is not None and decision.reason in _PLACEABLE_PURPOSES:
-        top = _np_top(root)
-        # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
-        if (_has_own_determiner(top) or not _is_animate(top)) and (
-                _placed_by_participle(top) or _placed_by_relative(top)):
-            return _Decision("existential", reason="placed-in-scene")
+    # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
+    if (_has_own_determiner(top) or not _is_animate(top)) and (
+            _placed_by_participle(top) or _placed_by_relative(top)):
+        return _Decision("existential", reason="placed-in-scene")
     return decision
 
 
