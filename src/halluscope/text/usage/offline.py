@@ -587,8 +587,6 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     if following is not None and (root.lower_, following.lower_) in lex.MODIFIER_COMPOUNDS:
         # "a bus stop sign": the parser can hang "bus" on the sign
         return _Decision("not_object", cue=_chars(root, following), reason="compound-modifier")
-    if category == "stop sign" and before is not None and before.lower_ == "bus":
-        return _Decision("not_object", cue=_chars(before, root), reason="compound-head")
     if category == "clock" and root.lower_.startswith("o'"):
         return _Decision("not_object", cue=_chars(root, root), reason="idiom")  # "ten o'clock"
     if category == "orange" and _is_colour(root):

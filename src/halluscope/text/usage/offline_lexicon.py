@@ -409,6 +409,7 @@ HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("river", "bed"), ("truck", "bed"), ("sea", "bed"), ("garden", "bed"), ("garden", "beds"),
     ("flat", "bed"), ("pickup", "bed"), ("hay", "bed"), ("tram", "car"), ("tram", "cars"),
     ("rail", "cars"), ("railroad", "tie"), ("railroad", "ties"), ("rail", "ties"),
+    ("bus", "stop"),  # "a bus stop sign" is no stop sign
 })
 # Compounds, read modifier-first, whose head names something else however the parser attaches
 # the modifier ("a bus stop sign").
