@@ -312,6 +312,20 @@ NON_ASSERTIVE = [
     ("The blanket is empty, and the open basket suggests that people were here earlier.",
      "people", 0, "hedged"),
     ("There is a shelf for cups, plates and bowls.", "bowls", 0, "purpose"),
+    # Round 13 (mentions with no cue word nearby): whom a notice addresses or a thing serves,
+    # something resembling the object, an alternative after "another".
+    ("A sign stands on the corner, giving directions to drivers and pedestrians.",
+     "pedestrians", 0, "purpose"),
+    ("The kayaks sit by the dock, where they can be easily reached by people passing by.",
+     "people", 0, "purpose"),
+    ("Two hikers carry backpack-like bags on their shoulders.", "backpack", 0, "hedged"),
+    ("A cat sleeps on a rug. A lamp stands next to another chair or couch.", "couch", 0,
+     "hedged"),
+    # Round 14: what a shop sells; a bare list item after a definite article refers back to a
+    # depiction like "the bears" would.
+    ("A man walks past a store that sells bicycles and helmets.", "bicycles", 0, "generic"),
+    ("A bronze statue of two horses stands in the square. The fountain, horses and benches "
+     "make a pleasant scene.", "horses", 1, "depictive"),
 ]
 
 
@@ -498,6 +512,22 @@ EXISTENTIAL = [
     ("A man in a coat walks by without an umbrella, next to a bicycle.", "bicycle", 0),
     ("The park is open to the people who live nearby.", "people", 0),
     ("A teddy bear sits on the bed next to a real bear cub.", "teddy bear", 0),
+    # Round 13: an orange slice is the fruit; a toaster oven and a microwave oven are ovens
+    # the tagger reads as verbs; a carriage pulled by horses and the people beside it are no
+    # drawing; a train carrying paint is no painting; the object under another name.
+    ("A small bird sits on an orange slice.", "orange", 0),
+    ("A silver toaster oven sits on the counter.", "oven", 0),
+    ("Several horse-drawn carriages and people fill the square.", "people", 0),
+    ("A freight train with graffiti painted on its side waits at the station.", "train", 0),
+    ("A colorful bird species perches on the branch.", "bird", 0),
+    ("He relaxes on the sofa with his two feline companions.", "feline", 0),
+    ("They fill the toilet bowls with water.", "toilet", 0),
+    # Round 14: a place adorned with things holds real things (not "a cake decorated with a
+    # dog"); a man selling from a cart is no shop.
+    ("The harbor is adorned with a few small boats.", "boats", 0),
+    ("A man sells hot dogs from his cart.", "hot dogs", 0),
+    ("A bronze statue stands in the square. The fountain, horses and benches make a pleasant "
+     "scene.", "horses", 0),
 ]
 
 
@@ -530,6 +560,13 @@ NOT_OBJECT = [
     ("The cows rest on a hay bed.", "bed"),
     ("A man stands on the railroad ties next to the rail cars.", "ties"),
     ("A man stands on the railroad ties next to the rail cars.", "cars"),
+    # Round 13: a toaster oven is an oven, a microwave oven a microwave; a toilet's bowl; a
+    # train's cars however it is said.
+    ("A silver toaster oven sits on the counter.", "toaster"),
+    ("A microwave oven sits above the stove.", "oven"),
+    ("They fill the toilet bowls with water.", "bowls"),
+    ("The train is made up of several cars.", "cars"),
+    ("A long train hauls cargo cars through the valley.", "cars"),
 ]
 
 

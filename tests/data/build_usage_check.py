@@ -256,6 +256,46 @@ def round12_rows(shared: Path, labelled: list[dict]) -> list[dict]:
     return out
 
 
+def round13_rows(shared: Path, labelled: list[dict]) -> list[dict]:
+    """Round 13, tuning material only (split "tune", ids from 12000), built because rounds 11
+    and 12 had used up every cue-window mention outside the check half: every mention still
+    unlabelled, cue or not, in the OPERA captions outside the check half (the tuning split's
+    lines and the development set's lines), each in its full caption. The non-assertive
+    mentions no cue pattern finds are the ones no rule was written for."""
+    dev = [json.loads(raw) for raw in (HERE / "usage_dev.jsonl").read_text().splitlines()]
+    have = {(r["source"], r["line"], r["start"]) for r in labelled + dev}
+    dev_lines = {(r["source"], r["line"]) for r in dev}
+    out: list[dict] = []
+    for path in sorted((shared / "captions").glob("**/opera_*.jsonl"), key=lambda p: p.stem):
+        for line, text in enumerate(source_captions(shared, path.stem)):
+            if split_of(path.stem, line) != "tune" and (path.stem, line) not in dev_lines:
+                continue
+            out += [{"source": path.stem, "line": line, "variant": "full", "pool": "r13_all",
+                     "start": m.start, "end": m.end, "word": m.word, "category": m.category,
+                     "caption": text, "split": "tune"}
+                    for m in extract_mentions(text) if (path.stem, line, m.start) not in have]
+    for k, row in enumerate(out, start=12000):
+        row["id"] = k
+    return out
+
+
+def round14_rows(shared: Path, labelled: list[dict]) -> list[dict]:
+    """Round 14, tuning material only (split "tune", ids from 17000): every mention still
+    unlabelled, cue or not, in another project's LLaVA-1.5 captions (`chairref_llava-1.5`, never
+    in the check half), each in its full caption: round 13's design on other captions."""
+    dev = [json.loads(raw) for raw in (HERE / "usage_dev.jsonl").read_text().splitlines()]
+    have = {(r["source"], r["line"], r["start"]) for r in labelled + dev}
+    source = "chairref_llava-1.5"
+    out = [{"source": source, "line": line, "variant": "full", "pool": "r14_chairref_all",
+            "start": m.start, "end": m.end, "word": m.word, "category": m.category,
+            "caption": text, "split": "tune"}
+           for line, text in enumerate(source_captions(shared, source))
+           for m in extract_mentions(text) if (source, line, m.start) not in have]
+    for k, row in enumerate(out, start=17000):
+        row["id"] = k
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round2", type=Path, help="write round 2's candidates (tuning only) "
@@ -270,13 +310,19 @@ def main() -> None:
                     "to this file, given the labelled rows of usage_check.jsonl")
     ap.add_argument("--round12", type=Path, help="write round 12's candidates (tuning only) "
                     "to this file, given the labelled rows of usage_check.jsonl")
+    ap.add_argument("--round13", type=Path, help="write round 13's candidates (tuning only) "
+                    "to this file, given the labelled rows of usage_check.jsonl")
+    ap.add_argument("--round14", type=Path, help="write round 14's candidates (tuning only) "
+                    "to this file, given the labelled rows of usage_check.jsonl")
     args = ap.parse_args()
     # A later round is drawn given the rows labelled before it (ids under its first id), so
     # it rebuilds the same way after its own rows were added.
     for out, build, first_id, name in ((args.round2, round2_rows, 3000, "round-2"),
                                        (args.round4, round4_rows, 7000, "round-4"),
                                        (args.round11, round11_rows, 9000, "round-11"),
-                                       (args.round12, round12_rows, 11000, "round-12")):
+                                       (args.round12, round12_rows, 11000, "round-12"),
+                                       (args.round13, round13_rows, 12000, "round-13"),
+                                       (args.round14, round14_rows, 17000, "round-14")):
         if out:
             labelled = [row for row in map(json.loads, (HERE / "usage_check.jsonl").read_text()
                                            .splitlines()) if row["id"] < first_id]

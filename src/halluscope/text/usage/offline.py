@@ -233,7 +233,7 @@ class _Discourse:
                or decision.subtype == "hedged")
                 and category in self.depicted - self.asserted
                 and (mention.word.lower() in self.toy_words or decision.usage == "existential")
-                and (article := _definite_article(root)) is not None):
+                and (article := _list_article(root)) is not None):
             # "holding a toy carrot ... possibly using the carrot as a chew toy": the same toy;
             # "a painting of a boat ... The boat has white sails": the same picture, when the
             # caption asserts no boat of its own.
@@ -321,6 +321,19 @@ def _definite_article(token: Token) -> Token | None:
     """ "the carrot", "that dog": the article of a definite description."""
     return next((c for c in token.children if c.dep_ == "det"
                  and c.lower_ in lex.DEFINITE_ARTICLES), None)
+
+
+def _list_article(token: Token) -> Token | None:
+    """The definite article of a description, or of the list a bare item continues: "the
+    clock, bears, and brick structure" (the article opens the whole list)."""
+    article = _definite_article(token)
+    if article is None and token.dep_ == "conj" and not any(
+            c.dep_ in ("det", "nummod", "poss", "amod") for c in token.children):
+        first = token.head
+        while first.dep_ == "conj" and first.head.i != first.i:
+            first = first.head
+        article = _definite_article(first)
+    return article
 
 
 def _points_back(token: Token) -> Token | None:
@@ -565,7 +578,8 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     """The word does not refer to the object: a verb ("people ski"), a compound naming something
     else ("bus stop", "toilet bowl", "jet ski"), or the colour orange."""
     doc = span.doc
-    if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS:
+    if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS and \
+            root.lower_ in lex.VERB_WORDS:
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS \
@@ -623,12 +637,22 @@ def _rail_carriage(car: Token) -> bool:
             return _rail_vehicle(anchor)
         objects = [c for c in anchor.children if c.dep_ == "dobj"]
         return _rail_vehicle(_subject_of(anchor)) or coupled and any(map(_rail_vehicle, objects))
+    if car.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in lex.MADE_OF_VERBS:
+        return _rail_vehicle(_subject_of(head.head))  # "the train is made up of several cars"
     if car.dep_ == "dobj" and head.lower_ in lex.HAVING_VERBS:
         subject = _subject_of(head)
         if subject is not None and subject.lower_ == "it":
             subject = _subject_of(head.sent.root)  # "the train ..., as it has multiple cars"
         return _rail_vehicle(subject)
     return False
+
+
+def _seller(verb: Token) -> str | None:
+    """The subject of a selling verb, through a relative pronoun ("a shop that sells boats")."""
+    subject = _subject_of(verb)
+    if subject is not None and subject.lower_ in ("that", "which") and verb.dep_ == "relcl":
+        subject = verb.head
+    return None if subject is None else subject.lower_
 
 
 def _rail_vehicle(token: Token | None) -> bool:
@@ -662,7 +686,7 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS or \
             head.lower_ in lex.ROLE_HEADS:
         return None
-    if _category_of(head) == category or \
+    if _category_of(head) == category or head.lower_ in lex.ANY_SAME_OBJECT_HEADS or \
             head.lower_ in lex.SAME_OBJECT_HEADS.get(category, ()):
         return None  # "a pickup truck", "a sub sandwich", "pizza pies": the object itself
     return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
@@ -675,6 +699,8 @@ def _is_colour(token: Token) -> bool:
                                         for c in token.children):
         return False
     doc = token.doc
+    if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in lex.FRUIT_PART_HEADS:
+        return False  # "an orange slice"
     if token.i >= 2 and doc[token.i - 1].lower_ == "of" and doc[token.i - 2].lower_ in \
             lex.PART_HEADS:
         return False  # "a few slices of orange" (whatever the tagger makes of it)
@@ -797,9 +823,11 @@ def _painted_on(root: Token) -> Token | None:
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
     for verb in verbs:
-        if verb.lower_ in lex.DECORATION_VERBS and any(
+        carrier = any(t.dep_ == "pobj" and t.head.lower_ == "with"
+                      for t in root.doc[root.i + 1:verb.i])
+        if verb.lower_ in lex.PICTURE_ON_VERBS and not carrier and any(
                 c.dep_ == "prep" and c.lower_ in ("on", "onto", "across") for c in verb.children):
-            return verb
+            return verb  # (not "a train with graffiti painted on its side": the graffiti is)
     return None
 
 
@@ -905,8 +933,10 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ in ("pobj", "pcomp") and head.lower_ == "with":
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
+        decorated = _subject_of(anchor) if anchor.dep_ not in ("acl", "relcl") else anchor.head
         if anchor.lower_ in lex.DECORATION_VERBS and (
-                category in lex.REPRESENTED_WHEN_DECORATING
+                category in lex.REPRESENTED_WHEN_DECORATING and not (
+                    decorated is not None and decorated.lower_ in lex.DECORATED_PLACES)
                 or anchor.lower_ in lex.PRINTING_PARTICIPLES):  # "a curtain printed with umbrellas"
             return anchor, head, "decorated-with"
         if (anchor.lower_ in lex.DEPICTION_NOUNS or anchor.lower_ in lex.STORY_NOUNS - {
@@ -1110,7 +1140,9 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
         if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
-                token.head.i >= token.i and token.dep_ != "prep":
+                token.head.i >= token.i and token.dep_ != "prep" and not (
+                    word == "drawn" and token.i >= 2 and doc[token.i - 1].text == "-"
+                    and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
             if word in lex.MATERIAL_MODIFIERS and category not in lex.ANIMATE_CATEGORIES:
                 continue
             if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
@@ -1508,10 +1540,27 @@ def _purpose_rules(root: Token) -> _Decision | None:
             decision = _for_phrase(head, root)
             if decision is not None:
                 return decision
+        if child.dep_ == "pobj" and head.lower_ in ("to", "for") and not _is_definite(top) \
+                and root.lower_ in lex.AUDIENCE_NOUNS | lex.GENERAL_PERSON_NOUNS and (
+                    head.head.lower_ in lex.INFORMATION_NOUNS or any(
+                        c.dep_ == "dobj" and c.lower_ in lex.INFORMATION_NOUNS
+                        for c in head.head.children)):
+            # "a sign providing guidance or information to drivers and pedestrians": whom the
+            # notice addresses, not who is there.
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "audience")
+        if child.dep_ == "pobj" and head.dep_ == "agent" and head.head.lower_ in \
+                lex.ACCESS_VERBS and not _is_definite(top) and any(
+                    c.dep_ == "aux" and c.lower_ in ("can", "could") for c in head.head.children):
+            # "the boats can be easily accessed by people walking nearby": whom they serve
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "accessible-to")
         if child.dep_ == "pobj" and head.lower_ == "to" and \
                 head.head.lower_ in lex.ACCESS_ADJECTIVES and not _is_definite(top):
             # "the toilets are accessible to people with disabilities": whom it is for
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "accessible-to")
+        if child.dep_ == "dobj" and head.lower_ in lex.SELLING_VERBS and head.tag_ in (
+                "VBZ", "VBP") and _seller(head) in lex.SHOP_NOUNS:
+            # "a shop that sells boats": the kind of goods, not what is there
+            return _Decision("non_assertive", "generic", _chars(head, root), "shop-sells")
         if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and any(
                 c.dep_ == "aux" and c.lower_ in ("can", "could", "would") for c in head.children):
             # "the lot can accommodate many cars": what it has room for, not what is there.
@@ -1689,6 +1738,11 @@ def _vague_lookalike(span: Span) -> _Decision | None:
     word, for when the parser hangs the mention elsewhere: a vague thing said to resemble the
     object does not assert it."""
     doc, k = span.doc, span.start - 1
+    if span.end + 1 < len(doc) and doc[span.end].text == "-" and doc[span.end + 1].lower_ == \
+            "like" and not doc[span.end].whitespace_:
+        # "backpack-like items": something resembling the object
+        return _Decision("non_assertive", "hedged", _chars(span[0], doc[span.end + 1]),
+                         "lookalike")
     if k >= 0 and doc[k].lower_ in ("a", "an"):
         k -= 1
     if k >= 1 and doc[k].lower_ == "like" and doc[k - 1].lower_ in ("looks", "look", "looked"):
@@ -1722,7 +1776,8 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     if not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children) or \
             any(c.dep_ in ("nummod", "poss") or (c.dep_ == "det" and c.lower_ not in ("a", "an"))
                 for c in second.children) or \
-            not any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in first.children):
+            not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another")
+                    for c in first.children):
         return None
     other = first if second.i == root.i else second
     other_category = _category_of(other)

@@ -172,6 +172,11 @@ ANIMATE_CATEGORIES: frozenset[str] = frozenset({
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
     "illustrate") | {"painted", "printed"}
+# Verbs that put a picture on a surface ("a cat painted on the wall"; flowers "adorned across
+# the corners" are real).
+PICTURE_ON_VERBS: frozenset[str] = verb_forms(
+    "paint", "print", "embroider", "emblazon", "engrave", "stamp", "illustrate", "draw") | {
+    "painted", "printed", "drawn"}
 # Decoration participles that always put a picture on the surface ("printed with umbrellas"),
 # unlike "decorated with flowers" (real flowers).
 PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
@@ -387,11 +392,30 @@ PART_HEADS: frozenset[str] = frozenset({
     "puppies", "kittens", "calf", "foal", "cub", "cubs", "herd", "flock", "family", "group",
     "pack", "pair", "team", "crowd", "line", "fleet", "collection", "bunch", "stack", "pile",
     "set", "row", "rows", "load", "area", "areas", "top", "ride", "rides", "counter",
-    "countertop", "presence", "activity", "faces", "bowl", "computer", "computers", "keyboard",
+    "countertop", "presence", "activity", "faces", "bowl", "bowls", "computer", "computers",
+    "keyboard",
     "keyboards", "trick", "tricks", "element", "elements"})
 # Heads that name the same object in other words: "a pizza pie" is a pizza.
 SAME_OBJECT_HEADS: dict[str, frozenset[str]] = {"pizza": frozenset({"pie", "pies"}),
                                                  "carrot": frozenset({"stick", "sticks"})}
+# Heads that name the object itself whatever it is: "bird species", "banana fruits", "his two
+# feline companions".
+ANY_SAME_OBJECT_HEADS: frozenset[str] = frozenset({"species", "breed", "breeds", "companion",
+                                                   "companions", "fruit", "fruits"})
+# Words of the vocabulary that are also verbs ("people ski", "to tie"): only these are read as
+# a verb when the tagger says so ("a toaster oven" is tagged a participle).
+VERB_WORDS: frozenset[str] = frozenset({
+    "ski", "skis", "tie", "ties", "bowl", "bowls", "book", "books", "bottle", "bottles", "bike",
+    "bikes", "skateboard", "skateboards", "snowboard", "snowboards", "surf", "bus", "buses",
+    "truck", "trucks", "boat", "boats", "bench", "benches", "cup", "cups", "fork", "forks",
+    "knife", "dog", "dogs", "toast", "person", "man", "men"})
+# Parts of a fruit that keep the fruit: "an orange slice" is the fruit, not the colour.
+FRUIT_PART_HEADS: frozenset[str] = frozenset({"slice", "slices", "peel", "peels", "wedge",
+                                              "wedges", "segment", "segments", "rind", "half",
+                                              "halves"})
+# Animals that draw a vehicle: "horse-drawn carriages" are no drawing.
+DRAUGHT_ANIMALS: frozenset[str] = frozenset({"horse", "horses", "ox", "oxen", "mule", "mules",
+                                             "donkey", "pony", "reindeer", "camel", "dog"})
 # Verbs the tagger can read as a compound's noun head when a place or particle follows: "a
 # sandwich cut in half", "a fork and knife rest beside the plate", "a bus pass by".
 MISTAGGED_VERB_HEADS: frozenset[str] = frozenset({"cut", "cuts", "rest", "pass", "cross",
@@ -410,16 +434,26 @@ HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("flat", "bed"), ("pickup", "bed"), ("hay", "bed"), ("tram", "car"), ("tram", "cars"),
     ("rail", "cars"), ("railroad", "tie"), ("railroad", "ties"), ("rail", "ties"),
     ("bus", "stop"),  # "a bus stop sign" is no stop sign
+    ("toilet", "bowls"), ("cargo", "car"), ("cargo", "cars"),
+    ("microwave", "oven"), ("microwave", "ovens"),  # a microwave oven is a microwave
 })
 # Compounds, read modifier-first, whose head names something else however the parser attaches
 # the modifier ("a bus stop sign").
 MODIFIER_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
-    ("bus", "stop"), ("bus", "stops"), ("train", "station"), ("train", "stations")})
+    ("bus", "stop"), ("bus", "stops"), ("train", "station"), ("train", "stations"),
+    ("toaster", "oven"), ("toaster", "ovens")})  # a toaster oven is an oven
 # Participles of things someone put somewhere (toys, not animals): "two bears placed nearby".
 PUT_PARTICIPLES: frozenset[str] = frozenset({"placed", "positioned", "arranged", "stacked",
                                              "propped", "lined", "displayed", "tucked"})
 # Adjectives whose "to"-object is whom a thing is for: "accessible to people in wheelchairs".
 ACCESS_ADJECTIVES: frozenset[str] = frozenset({"accessible", "available", "open"})
+# Passive verbs whose "by"-agent, under "can", is whom a thing serves: "the boats can be easily
+# accessed by people walking nearby".
+ACCESS_VERBS: frozenset[str] = frozenset({"accessed", "reached", "used", "enjoyed", "operated"})
+# What a notice gives its audience: "a sign providing information to drivers and pedestrians".
+INFORMATION_NOUNS: frozenset[str] = frozenset({
+    "information", "guidance", "directions", "instructions", "warning", "warnings", "reminder",
+    "reminders", "updates", "news"})
 # Verbs whose bare object is a game: "playing baseball".
 PLAYING_VERBS: frozenset[str] = verb_forms("play")
 # Modifiers that make "car" a railway carriage only in a railway scene ("a passenger car" on a
@@ -434,7 +468,11 @@ RAIL_VEHICLES: frozenset[str] = frozenset({"train", "trains", "locomotive", "loc
                                            "tram", "trams", "subway"})
 # Verbs of a vehicle with its carriages ("it has multiple cars") and participles that couple
 # them to it ("cars following behind it", "cars attached to it").
-HAVING_VERBS: frozenset[str] = verb_forms("have", "pull", "haul", "tow", "drag") | {"has", "had"}
+HAVING_VERBS: frozenset[str] = verb_forms("have", "pull", "haul", "tow", "drag", "comprise") | {
+    "has", "had"}
+# Verbs whose "of"-object is what a whole is made of: "the train is made up of several cars".
+MADE_OF_VERBS: frozenset[str] = frozenset({"made", "consists", "consist", "consisting",
+                                           "composed", "comprised"})
 COUPLED_PARTICIPLES: frozenset[str] = frozenset({"following", "attached", "coupled", "connected",
                                                  "trailing", "linked"})
 # Colour words: "orange" next to these (or modifying a noun) is the colour, not the fruit.
@@ -484,6 +522,17 @@ INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hi
 # dog" (depictive) vs. "a room decorated with vases" (real vases).
 REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
     "car", "bus", "train", "truck", "airplane", "boat", "motorcycle", "bicycle"})
+# Places whose decorations are real things: "the beach is adorned with a few boats" (not "a cake
+# decorated with a dog").
+DECORATED_PLACES: frozenset[str] = PLACE_KIND_NOUNS | frozenset({
+    "beach", "street", "streets", "park", "garden", "yard", "patio", "porch", "shore", "harbor",
+    "harbour", "marina", "lake", "river", "water", "field", "road", "sidewalk", "plaza",
+    "square", "lawn", "courtyard", "deck"})
+# What a shop sells is a kind of goods, not what is there: "a shop that sells boats".
+SELLING_VERBS: frozenset[str] = frozenset({"sells", "sell", "rents", "rent"})
+SHOP_NOUNS: frozenset[str] = frozenset({
+    "shop", "shops", "store", "stores", "stand", "stands", "vendor", "vendors", "market",
+    "boutique", "dealership", "dealer", "business", "kiosk", "stall", "stalls"})
 # Adjectives that make a clause about kinds: "it is not common to see a cat on a toilet".
 GENERIC_INFINITIVE_GOVERNORS: frozenset[str] = frozenset({"common", "uncommon", "unusual", "rare",
                                                           "typical", "normal", "usual"})
