@@ -883,7 +883,7 @@ def _depiction_step(child: Token, head: Token, category: str
     # "informs guests that dogs ...": the parser can make the that-clause a relative on "guests"
     told = child.dep_ == "relcl" and head.lower_ in lex.AUDIENCE_NOUNS and head.dep_ == "dobj" \
         and any(c.dep_ == "mark" and c.lower_ == "that" for c in child.children)
-    notice_verb = head.head if told else head if child.dep_ == "ccomp" else None
+    notice_verb = head.head if told else head if child.dep_ in ("ccomp", "xcomp") else None
     if notice_verb is not None and notice_verb.lower_ in lex.NOTICE_VERBS:
         subject = _showing_subject(notice_verb)
         if subject is not None and subject.lower_ in lex.NOTICE_NOUNS:
@@ -1139,6 +1139,8 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
         modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
+        if word == "crossed" and [t.text for t in doc[token.i + 1:token.i + 3]] == ["-", "out"]:
+            return token  # "a sign with a crossed-out bicycle": a pictogram
         if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
                 token.head.i >= token.i and token.dep_ != "prep" and not (
                     word == "drawn" and token.i >= 2 and doc[token.i - 1].text == "-"
@@ -1496,6 +1498,12 @@ def _new_list_item(noun: Token) -> bool:
 
 
 def _purpose_rules(root: Token) -> _Decision | None:
+    if root.dep_ == "poss" and not _is_definite(root) and \
+            any(c.dep_ == "case" for c in root.children) and \
+            ({root.head.lower_} | {c.lower_ for c in root.head.children if c.dep_ == "compound"}
+             ) & lex.FOR_WHOM_HEADS:
+        # "a child's room", "a dog's water bowl": whom the thing is for, not who is there
+        return _Decision("non_assertive", "purpose", _chars(root, root.head), "for-whom")
     top = _np_top(root)
     located = False  # the mention is the landmark of a place phrase below the "for"
     for child, head in _ancestors(top):
@@ -1763,19 +1771,22 @@ def _vague_lookalike(span: Span) -> _Decision | None:
 def _alternative(root: Token, category: str) -> _Decision | None:
     """One thing named two ways, "a ceramic bowl or vase", "a bus or train": neither is asserted
     (a hedge on which object it is). "A cup or mug" (one category) asserts the cup."""
-    if root.tag_ != "NN":
+    # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun)
+    if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")):
         return None
-    if root.dep_ == "conj":
+    seconds = [c for c in root.children if c.dep_ == "conj" and (
+        c.tag_ == "NN" or c.tag_ in ("VB", "VBP") and _category_of(c) is not None)]
+    if seconds and any(c.dep_ == "cc" and c.lower_ == "or" for c in root.children):
+        first, second = root, seconds[0]  # (also "an animal, either a cat or a puppy")
+    elif root.dep_ == "conj":
         first, second = root.head, root
     else:
-        seconds = [c for c in root.children if c.dep_ == "conj" and c.tag_ == "NN"]
-        if not seconds:
-            return None
-        first, second = root, seconds[0]
+        return None
     second_det = any(c.dep_ == "det" for c in second.children)
+    some_other = any(c.lower_ == "other" for c in second.children)  # "or some other animal"
     if not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children) or \
-            any(c.dep_ in ("nummod", "poss") or (c.dep_ == "det" and c.lower_ not in ("a", "an"))
-                for c in second.children) or \
+            any(c.dep_ in ("nummod", "poss") or (c.dep_ == "det" and c.lower_ not in (
+                ("a", "an", "some") if some_other else ("a", "an"))) for c in second.children) or \
             not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another")
                     for c in first.children):
         return None
@@ -1784,9 +1795,26 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     either = any(c.lower_ == "either" for c in first.children) or (
         first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
         c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
-    if other_category == category or (other_category is None and second_det and not either):
-        return None  # "a cup or mug"; "a person, possibly a passenger or a pedestrian"
+    if other_category == category or (other_category is None and second_det and not either
+                                      and not _general_anchor_of(first)):
+        # "a cup or mug"; "a person, possibly a passenger or a pedestrian" (but "an animal,
+        # possibly a zebra or an antelope" guesses which animal)
+        return None
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
+
+
+def _general_anchor_of(guess: Token) -> bool:
+    """Whether the noun a guess re-describes is a general word: "a vehicle, possibly a truck",
+    "a small vehicle that could be a fuel truck"."""
+    anchor = None
+    if guess.dep_ == "appos":
+        anchor = guess.head
+    elif guess.dep_ == "attr":
+        anchor = _subject_of(guess.head)
+        if anchor is not None and anchor.lower_ in ("that", "which") and \
+                anchor.head.dep_ == "relcl":
+            anchor = anchor.head.head
+    return anchor is not None and anchor.lower_ in lex.GENERAL_ANCHORS | lex.VAGUE_ANCHORS
 
 
 def _question(root: Token, top: Token) -> _Decision | None:
@@ -1915,17 +1943,20 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
         if child.lower_ in lex.HEDGE_ADVERBS and child.i > root.i and doc[child.i - 1].text == ","\
                 and (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
             return _Decision("non_assertive", "hedged", _chars(root, child), "trailing-hedge")
-    end = root.i
-    rest = [t.lower_ for t in doc[end + 1:end + 7]]
-    while rest and rest[0] in (",", "-", "–", "—", "("):
-        rest = rest[1:]
-    hedges = 0
-    while len(rest) > 1 + hedges and rest[1 + hedges] in lex.HEDGE_ADVERBS | {"just", "even"}:
-        hedges += 1
-    if rest and rest[0] == "or" and hedges and len(rest) > 1 + hedges and \
-            rest[1 + hedges] in ("a", "an", "some", "another"):
-        # "a suitcase, or maybe a briefcase", "a bird – or maybe just a piece of litter"
-        return _Decision("non_assertive", "hedged", _chars(root, root), "alternative")
+    for end in dict.fromkeys((root.i, top.right_edge.i)):
+        rest = [t.lower_ for t in doc[end + 1:end + 8]]
+        while rest and rest[0] in (",", "-", "–", "—", "("):
+            rest = rest[1:]
+        hedges = 0
+        while len(rest) > 1 + hedges and (rest[1 + hedges] in lex.HEDGE_ADVERBS | {
+                "just", "even"} or rest[1 + hedges:3 + hedges] == ["at", "least"]):
+            hedges += 2 if rest[1 + hedges] == "at" else 1
+        if rest and rest[0] == "or" and hedges and len(rest) > 1 + hedges and \
+                rest[1 + hedges] in ("a", "an", "some", "another", "something"):
+            # "a suitcase, or maybe a briefcase", "a bird – or maybe just a piece of litter", "a
+            # cell phone, or at least something that looks like one" (after the mention or
+            # after its whole phrase)
+            return _Decision("non_assertive", "hedged", _chars(root, root), "alternative")
     end = top.right_edge.i
     if end + 2 < len(doc) and doc[end + 1].text == "," \
             and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
@@ -2260,6 +2291,14 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
         return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
     clause = top.head
+    if top.i == root.i and root.dep_ == "nsubj" and root.tag_ == "NNS" and \
+            not _has_own_determiner(root) and clause.dep_ == "relcl" and clause.tag_ == "VBP" and \
+            root.lower_ in lex.GENERAL_PERSON_NOUNS | lex.AUDIENCE_NOUNS and \
+            not any(c.lower_ in lex.INSTANCE_QUANTIFIERS for c in root.children) and \
+            not any(c.dep_ in ("aux", "auxpass", "neg") or c.lower_ in lex.WHERE_WORDS
+                    for c in clause.children):
+        # "a typical meal that people enjoy with family": what people do, in the present tense
+        return _Decision("non_assertive", "generic", _chars(root, clause), "habit-relative")
     typical = next((c for c in root.children if c.dep_ == "amod" and c.lower_ in
                     lex.TYPICAL_ADJECTIVES), None)
     if top.dep_ in ("pobj", "nsubj") and any(c.lower_ == "most" and c.dep_ in ("amod", "det")

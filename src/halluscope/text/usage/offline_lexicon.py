@@ -104,7 +104,8 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "sketch", "sketches", "mosaic", "postcard", "postcards", "puppet", "puppets", "topper",
     "toppers", "motif", "motifs", "stencil", "engraving", "shape", "shapes", "figure", "figures",
     "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
-    "clips", "footage", "menu", "menus", "chalkboard", "chalkboards",
+    "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
+    "doodle", "doodles",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -120,7 +121,7 @@ STORY_NOUNS: frozenset[str] = frozenset({
     "shows", "movie", "movies", "film", "films", "book", "books", "storybook", "storybooks",
     "story", "stories", "video", "videos", "cartoon", "cartoons", "episode", "article",
     "magazine", "poster", "posters", "song", "game", "report", "reports", "news", "broadcast",
-    "call", "calls"})
+    "call", "calls", "match", "matches", "race", "concert"})
 # Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
 # "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = frozenset({
@@ -528,6 +529,13 @@ DECORATED_PLACES: frozenset[str] = PLACE_KIND_NOUNS | frozenset({
     "beach", "street", "streets", "park", "garden", "yard", "patio", "porch", "shore", "harbor",
     "harbour", "marina", "lake", "river", "water", "field", "road", "sidewalk", "plaza",
     "square", "lawn", "courtyard", "deck"})
+# Things made for someone, named by an indefinite possessor: "a child's room", "a children's
+# book", "a dog's water bowl", "women's clothing items" (not "a child's hair": a body part).
+FOR_WHOM_HEADS: frozenset[str] = frozenset({
+    "room", "rooms", "bedroom", "bedrooms", "bathroom", "nursery", "playroom", "book", "books",
+    "toy", "toys", "bowl", "bowls", "bed", "beds", "crate", "kennel", "clothing", "clothes",
+    "wardrobe", "birthday", "party", "lunch", "meal", "section", "department", "outfit",
+    "outfits", "menu"})
 # What a shop sells is a kind of goods, not what is there: "a shop that sells boats".
 SELLING_VERBS: frozenset[str] = frozenset({"sells", "sell", "rents", "rent"})
 SHOP_NOUNS: frozenset[str] = frozenset({
