@@ -647,12 +647,12 @@ def _rail_carriage(car: Token) -> bool:
     return False
 
 
-def _seller(verb: Token) -> str | None:
-    """The subject of a selling verb, through a relative pronoun ("a shop that sells boats")."""
+def _subject_through_relative(verb: Token) -> Token | None:
+    """The subject of a verb, through a relative pronoun: "a shop that sells boats" -> shop."""
     subject = _subject_of(verb)
     if subject is not None and subject.lower_ in ("that", "which") and verb.dep_ == "relcl":
-        subject = verb.head
-    return None if subject is None else subject.lower_
+        return verb.head
+    return subject
 
 
 def _rail_vehicle(token: Token | None) -> bool:
@@ -1566,7 +1566,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "the toilets are accessible to people with disabilities": whom it is for
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "accessible-to")
         if child.dep_ == "dobj" and head.lower_ in lex.SELLING_VERBS and head.tag_ in (
-                "VBZ", "VBP") and _seller(head) in lex.SHOP_NOUNS:
+                "VBZ", "VBP") and getattr(_subject_through_relative(head), "lower_", None) in \
+                lex.SHOP_NOUNS:
             # "a shop that sells boats": the kind of goods, not what is there
             return _Decision("non_assertive", "generic", _chars(head, root), "shop-sells")
         if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and any(
@@ -1806,14 +1807,8 @@ def _alternative(root: Token, category: str) -> _Decision | None:
 def _general_anchor_of(guess: Token) -> bool:
     """Whether the noun a guess re-describes is a general word: "a vehicle, possibly a truck",
     "a small vehicle that could be a fuel truck"."""
-    anchor = None
-    if guess.dep_ == "appos":
-        anchor = guess.head
-    elif guess.dep_ == "attr":
-        anchor = _subject_of(guess.head)
-        if anchor is not None and anchor.lower_ in ("that", "which") and \
-                anchor.head.dep_ == "relcl":
-            anchor = anchor.head.head
+    anchor = guess.head if guess.dep_ == "appos" else \
+        _subject_through_relative(guess.head) if guess.dep_ == "attr" else None
     return anchor is not None and anchor.lower_ in lex.GENERAL_ANCHORS | lex.VAGUE_ANCHORS
 
 
