@@ -933,7 +933,7 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ in ("pobj", "pcomp") and head.lower_ == "with":
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
-        decorated = _subject_of(anchor) if anchor.dep_ not in ("acl", "relcl") else anchor.head
+        decorated = _subject_through_relative(anchor)  # (an acl's subject is its head)
         if anchor.lower_ in lex.DECORATION_VERBS and (
                 category in lex.REPRESENTED_WHEN_DECORATING and not (
                     decorated is not None and decorated.lower_ in lex.DECORATED_PLACES)
