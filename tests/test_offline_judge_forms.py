@@ -347,6 +347,18 @@ NON_ASSERTIVE = [
     ("The trail marker shows a pictogram of a person on skis.", "person", 0, "depictive"),
     ("A bronze statue of two horses stands in the square. The fountain, horses and benches "
      "make a pleasant scene.", "horses", 1, "depictive"),
+    # Round 15 (short descriptions of two other VLMs): what made likenesses show, named in
+    # apposition; a thing displayed on a screen; an embossed likeness.
+    ("Two carved animal figures, a bear and a horse, hang from the ceiling.", "horse", 0,
+     "depictive"),
+    ("A cat paws at a dog that is shown on the screen of a tablet.", "dog", 0, "depictive"),
+    ("A leather saddle with an embossed horse on its flap.", "horse", 0, "depictive"),
+    ("The cafe window has a spray-painted bicycle next to its menu.", "bicycle", 0,
+     "depictive"),
+    ("A white painted bicycle marks the bike lane on the road.", "bicycle", 0, "depictive"),
+    # Markdown lists (the style of chat VLMs): each line is read on its own.
+    ("Objects in the kitchen:\n- a toaster\n- possibly a microwave on the shelf\n- a poster of "
+     "a cat", "microwave", 0, "hedged"),
 ]
 
 
@@ -558,6 +570,21 @@ EXISTENTIAL = [
     ("The image shows a close-up of a person's hand holding an apple.", "person", 0),
     ("A bronze statue stands in the square. The fountain, horses and benches make a pleasant "
      "scene.", "horses", 0),
+    # Round 15: a painted coat on a thing; people called figures; verbs of motion the tagger
+    # reads as a compound's head; the same captions without their articles (a participle's
+    # clause, an instance in a where-clause, an orange with its size).
+    ("A pug naps under a green-painted wooden bench.", "bench", 0),
+    ("Two figures, a man and a woman, stroll along the shore.", "man", 0),
+    ("A gray horse trots along the fence.", "horse", 0),
+    ("A small dog peeks out from behind the couch.", "dog", 0),
+    ("A red train speeds past the crossing.", "train", 0),
+    ("cat sits beside open laptop displaying website", "laptop", 0),
+    ("small square where bench is visible beside fountain", "bench", 0),
+    ("kitchen counter with mug, knife and small orange", "orange", 0),
+    ("image is grainy, dark photograph showing cat asleep on sofa", "cat", 0),
+    ("A puppy naps on a skateboard indoors.", "skateboard", 0),
+    ("Objects in the kitchen:\n- a poster of a cat\n- a bowl on the floor", "bowl", 0),
+    ("A motorcycle racer leans into the curve.", "motorcycle", 0),
 ]
 
 
@@ -597,6 +624,9 @@ NOT_OBJECT = [
     ("They fill the toilet bowls with water.", "bowls"),
     ("The train is made up of several cars.", "cars"),
     ("A long train hauls cargo cars through the valley.", "cars"),
+    # Round 15: a colour before another modifier; a pattern named after the animal.
+    ("An old bus with orange vinyl seats.", "orange"),
+    ("A zebra-striped umbrella shades the table.", "zebra"),
 ]
 
 

@@ -103,8 +103,20 @@ EXTRA_SOURCES = {
 }
 
 
+# Round 15's short descriptions: the first line of the chain-of-thought answers two VLMs the
+# judge never saw (Gemma-VL, Qwen-VL) gave on VSR's 340 dev items, as HalluPrism's released
+# results hold them (lower-cased, articles dropped by its parser). Line = the item's number.
+COT_SOURCES = {"halluprism_gemma_vl_cot": "gemma_vl", "halluprism_qwen_vl_cot": "qwen_vl"}
+
+
 def source_captions(shared: Path, source: str) -> list[str]:
     """The captions of `source`, indexed by the rows' `line`."""
+    if source in COT_SOURCES:
+        path = shared / "halluprism_reference/decomposition" / COT_SOURCES[source] / "vsr.jsonl"
+        # The released file repeats some rows (same answer); one per `sample_id`.
+        by_item = {row["sample_id"]: row["cot_prediction"] or "" for row in map(
+            json.loads, path.read_text().splitlines())}
+        return [by_item[item] for item in sorted(by_item)]
     if source in EXTRA_SOURCES:
         path, key = EXTRA_SOURCES[source]
         return [entry["caption"] for entry in json.loads((shared / path).read_text())[key]]
@@ -296,6 +308,21 @@ def round14_rows(shared: Path, labelled: list[dict]) -> list[dict]:
     return out
 
 
+def round15_rows(shared: Path, labelled: list[dict]) -> list[dict]:
+    """Round 15, tuning material only (split "tune", ids from 20000): every mention of the short
+    descriptions two VLMs outside the check half wrote (`COT_SOURCES`): real text of other
+    models in the one-line style, none of it in the check half."""
+    out = [{"source": source, "line": line, "variant": "full", "pool": "r15_cot_all",
+            "start": m.start, "end": m.end, "word": m.word, "category": m.category,
+            "caption": text, "split": "tune"}
+           for source in COT_SOURCES
+           for line, text in enumerate(source_captions(shared, source))
+           for m in extract_mentions(text)]
+    for k, row in enumerate(out, start=20000):
+        row["id"] = k
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--round2", type=Path, help="write round 2's candidates (tuning only) "
@@ -314,6 +341,8 @@ def main() -> None:
                     "to this file, given the labelled rows of usage_check.jsonl")
     ap.add_argument("--round14", type=Path, help="write round 14's candidates (tuning only) "
                     "to this file, given the labelled rows of usage_check.jsonl")
+    ap.add_argument("--round15", type=Path, help="write round 15's candidates (tuning only) "
+                    "to this file")
     args = ap.parse_args()
     # A later round is drawn given the rows labelled before it (ids under its first id), so
     # it rebuilds the same way after its own rows were added.
@@ -322,7 +351,8 @@ def main() -> None:
                                        (args.round11, round11_rows, 9000, "round-11"),
                                        (args.round12, round12_rows, 11000, "round-12"),
                                        (args.round13, round13_rows, 12000, "round-13"),
-                                       (args.round14, round14_rows, 17000, "round-14")):
+                                       (args.round14, round14_rows, 17000, "round-14"),
+                                       (args.round15, round15_rows, 20000, "round-15")):
         if out:
             labelled = [row for row in map(json.loads, (HERE / "usage_check.jsonl").read_text()
                                            .splitlines()) if row["id"] < first_id]

@@ -74,14 +74,34 @@ _QUOTES = frozenset({'"', "“", "”", "''", "``"})
 
 @lru_cache(maxsize=4)
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
-    """The spaCy pipeline, loaded once per process (tests and judges share it).
+    """The spaCy pipeline, loaded once per process (tests and judges share it), with line breaks
+    as sentence breaks.
 
     >>> load_pipeline() is load_pipeline()
     True
     """
     import spacy
 
-    return spacy.load(model, exclude=["ner"])
+    nlp = spacy.load(model, exclude=["ner"])
+    if "parser" in nlp.pipe_names:
+        nlp.add_pipe("halluscope_line_breaks", before="parser")
+    return nlp
+
+
+@Language.component("halluscope_line_breaks")
+def _line_breaks(doc: Doc) -> Doc:
+    r"""A token after a line break opens a sentence: list items ("- Possibly a microwave\n- A
+    poster of a cat") and paragraphs are read apart, as the parser joins unpunctuated lines.
+
+    >>> [s.text for s in load_pipeline()("- a dog\n- a cat on a mat").sents]
+    ['- a dog\n', '- a cat on a mat']
+    """
+    for token in doc[1:]:
+        previous = doc[token.i - 1]
+        if not token.is_space and ("\n" in previous.whitespace_ or previous.is_space
+                                   and "\n" in previous.text):
+            token.is_sent_start = True
+    return doc
 
 
 @dataclass(frozen=True)
@@ -615,7 +635,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
             and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof",
-                                   "made", "only"):
+                                   "made", "only", "striped"):
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
 
@@ -672,15 +692,19 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     elif root.dep_ not in ("compound", "amod", "nmod") or not _is_noun(head) \
             or head.i < span.end:
         return None
-    if head.lower_ in lex.CAPTION_VERBS:
-        return None  # a verb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing
+    if head.lower_ in lex.CAPTION_VERBS or head.lower_ in lex.PLACE_ADVERBS:
+        # a verb or adverb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing,
+        # "on a skateboard indoors" no "skateboard indoors"
+        return None
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
     if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and \
             after is not None and after.tag_ in ("IN", "RB", "RP"):
         return None  # "a zebra standing on the hill": a participle mis-tagged as a noun
-    if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ == "CD"
+    if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ in ("CD", "VBG")
            for t in root.doc[root.i + 1:head.i]):
-        return None  # "a couch and two armchairs": a mis-parse across a coordination
+        # "a couch and two armchairs": a mis-parse across a coordination; "an open laptop
+        # displaying a webpage", without its articles: across the participle's clause.
+        return None
     if root.lower_ in lex.ACTIVITY_MODIFIERS:
         return _Decision("not_object", cue=_chars(root, head), reason="activity-modifier")
     if head.lower_ in lex.PART_HEADS or head.lower_ in lex.COLOUR_WORDS or \
@@ -698,9 +722,14 @@ def _is_colour(token: Token) -> bool:
     if token.lower_ == "oranges" or any(c.dep_ == "det" and c.lower_ in ("an", "another", "one")
                                         for c in token.children):
         return False
+    if any(c.dep_ == "amod" and c.lower_ in lex.FRUIT_STATE_ADJECTIVES for c in token.children):
+        return False  # "a bowl and small orange": the fruit, even without its article
     doc = token.doc
     if token.i + 1 < len(doc) and doc[token.i + 1].lower_ in lex.FRUIT_PART_HEADS:
         return False  # "an orange slice"
+    if token.dep_ == "amod" and token.head.i > token.i and _is_noun(token.head) and \
+            token.head.lower_ not in lex.CAPTION_VERBS:
+        return True  # "a row of orange plastic seats" (not "slices of orange lie there")
     if token.i >= 2 and doc[token.i - 1].lower_ == "of" and doc[token.i - 2].lower_ in \
             lex.PART_HEADS:
         return False  # "a few slices of orange" (whatever the tagger makes of it)
@@ -724,6 +753,16 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
     if _in_quotes(span):
         return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
+    # "two animal figures, a horse and a zebra": what made likenesses show, in apposition (not
+    # "toys, probably a child's": a guess at an owner).
+    listed = root
+    while listed.dep_ == "conj" and _is_noun(listed.head) and listed.head.i < listed.i:
+        listed = listed.head
+    if listed.dep_ == "appos" and listed.head.i < listed.i and not any(
+            c.dep_ == "case" or c.lower_ in lex.HEDGE_ADVERBS for c in listed.children) and \
+            _names_representations(listed.head):
+        return _Decision("non_assertive", "depictive", _chars(listed.head.left_edge, root),
+                         "depiction-appos")
     for child, head in _list_repaired_ancestors(root):
         if child.dep_ == "ccomp" and head.lower_ in lex.INFERENCE_VERBS and getattr(
                 _showing_subject(head), "lower_", None) not in lex.NOTICE_NOUNS:
@@ -755,7 +794,10 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     material = _made_of(root) if category in lex.ANIMATE_CATEGORIES else None
     if material is not None:
         return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
-    for child in root.children:  # "a man on the screen"
+    shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
+             lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
+    for child in [c for v in shown for c in v.children] + list(root.children):
+        # "a man on the screen"
         if child.dep_ == "prep" and child.lower_ in ("on", "in"):
             for obj in child.children:
                 if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS and not (
@@ -848,12 +890,28 @@ def _made_of(root: Token) -> Token | None:
     return None
 
 
+def _names_representations(noun: Token) -> bool:
+    """A noun naming made likenesses, whose apposition lists what they show: "sculptures",
+    "figurines", and "figures" said of made things ("stylized animal figures"; "two figures, a
+    man and a woman" can be people)."""
+    if noun.lower_ not in lex.DEPICTION_NOUNS or noun.lower_ in lex.FRAME_NOUNS or \
+            noun.lower_ in lex.NOT_CONTENT_OF - {"figure", "figures"} or noun.lower_ in (
+                "model", "models", "balloon", "balloons", "costume", "costumes", "menu",
+                "menus", "video", "videos", "clip", "clips", "footage"):
+        return False  # (fashion models, a costume's wearer, what a menu lists, a video's scene)
+    return noun.lower_ not in ("figure", "figures") or any(
+        c.lower_ in lex.FAKE_MODIFIERS or c.lower_ in ("stylized", "animal", "animals")
+        for c in noun.children if c.dep_ in ("amod", "compound"))
+
+
 def _depiction_step(child: Token, head: Token, category: str
                     ) -> tuple[Token, Token, str] | None:
     """Whether the relation child->head puts `child` inside depicted content; returns the first
     and last cue tokens and the rule's name."""
     if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
-            and head.i > child.i and not any(_is_noun(t) for t in child.doc[child.i + 1:head.i]):
+            and head.i > child.i and child.tag_ != "VBG" and not any(
+                _is_noun(t) or t.tag_ == "VBG" for t in child.doc[child.i + 1:head.i]):
+        # (not "an open laptop displaying a figure", its articles dropped)
         return child, head, "depiction-compound"
     if child.dep_ == "pobj" and head.lower_ == "of":
         noun = head.head
@@ -1094,6 +1152,14 @@ def _frame_in_scene(noun: Token) -> bool:
                 g.dep_ == "pobj" and g.lower_ not in lex.FRAME_WORDS | lex.IMAGE_NOUNS
                 for g in c.children) for c in noun.head.children):
         return True  # "On the side of the cart there is a picture of a hot dog"
+    if noun.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in noun.children):
+        # Without its article: "close-up, shallow photograph shows ...", "image is blurry,
+        # reflective photograph showing ...": the captioned image.
+        if noun.dep_ == "nsubj" and noun.head.dep_ == "ROOT":
+            return False
+        if noun.dep_ == "conj" and noun.head.dep_ in ("acomp", "attr") and any(
+                c.dep_ == "nsubj" and c.lower_ in lex.IMAGE_NOUNS for c in noun.head.head.children):
+            return False
     start = _sentence_start(noun)
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -1145,7 +1211,9 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 token.head.i >= token.i and token.dep_ != "prep" and not (
                     word == "drawn" and token.i >= 2 and doc[token.i - 1].text == "-"
                     and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
-            if word in lex.MATERIAL_MODIFIERS and category not in lex.ANIMATE_CATEGORIES:
+            if (word in lex.MATERIAL_MODIFIERS or word in lex.DECORATING_MODIFIERS
+                    or word == "painted" and _paint_coat(token)) and \
+                    category not in lex.ANIMATE_CATEGORIES:
                 continue
             if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
                 continue
@@ -1155,6 +1223,13 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
             "shaped", "themed", "print", "printed", "patterned", "inspired", "design"):
         return after[1]
     return None
+
+
+def _paint_coat(painted: Token) -> bool:
+    """ "painted" as a coat of paint: before the thing's material ("a teal-painted wooden
+    bench"). A colour says nothing: "a white painted bicycle" on a road is a marking."""
+    after = painted.doc[painted.i + 1] if painted.i + 1 < len(painted.doc) else None
+    return after is not None and after.lower_ in lex.MATERIAL_MODIFIERS
 
 
 def _in_quotes(span: Span) -> bool:
@@ -2401,6 +2476,11 @@ def _describes_instances(subject: Token, verb: Token) -> bool:
         return False
     counted = any((c.dep_ in ("det", "amod") and c.lower_ in lex.INSTANCE_QUANTIFIERS)
                   or c.dep_ == "nummod" for c in subject.children)
+    if subject.tag_ == "NN" and not _has_own_determiner(subject) and (
+            verb.lower_ in lex.POSTURE_VERBS or verb.lower_ in lex.PLACEMENT_PARTICIPLES
+            or any(c.dep_ == "acomp" and c.lower_ in lex.EXISTENCE_PREDICATES
+                   for c in verb.children)):
+        return True  # "platform where bench is visible": one thing, its article dropped
     antecedent = verb.head if verb.dep_ in ("relcl", "advcl", "acl") else None
     return counted or (antecedent is not None and antecedent.lower_ in lex.IMAGE_NOUNS)
 

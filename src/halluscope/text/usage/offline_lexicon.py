@@ -154,7 +154,8 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
-    "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber",
+    "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
+    "engraved", "etched",
 }) | ANIMAL_LIKENESS_MODIFIERS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -165,6 +166,10 @@ MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden"
                                                 "paper", "cardboard", "metal", "stone", "bronze",
                                                 "glass", "decorative", "stuffed", "rubber",
                                                 "plush"}) | ANIMAL_LIKENESS_MODIFIERS
+# Modifiers that make a picture of a living thing but only decorate any other thing: "an
+# embossed horse" is a picture, "an engraved clock" a clock. ("painted" only before a material:
+# "a teal-painted wooden bench" is a bench, "a painted bicycle on the window" a picture.)
+DECORATING_MODIFIERS: frozenset[str] = frozenset({"embossed", "engraved", "etched"})
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -192,6 +197,9 @@ DEPICTING_VERBS: frozenset[str] = verb_forms(
 SHOWING_PARTICIPLES: frozenset[str] = frozenset({
     "showing", "depicting", "portraying", "displaying", "featuring", "illustrating",
     "picturing", "advertising", "playing", "streaming"})
+# Passive participles that put their noun on a medium: "a dog displayed on the laptop's screen".
+DISPLAYED_PARTICIPLES: frozenset[str] = frozenset({"displayed", "shown", "pictured", "featured",
+                                                   "depicted", "projected"})
 # What people do with shown content: "a TV showing the game the man is playing" (he is real).
 VIEWING_VERBS: frozenset[str] = verb_forms("watch", "play", "view", "enjoy", "follow") | {
     "seen", "saw", "watched", "played", "viewed"}
@@ -268,7 +276,12 @@ KIND_NOUNS: frozenset[str] = frozenset({"kind", "kinds", "type", "types", "sort"
 # phrase's (asserted passengers ride an asserted bus; "a spot for boat owners" is generic).
 ROLE_HEADS: frozenset[str] = frozenset({
     "passenger", "passengers", "owner", "owners", "enthusiast", "enthusiasts", "lover",
-    "lovers", "fan", "fans", "flying", "riding", "watching", "watchers"})
+    "lovers", "fan", "fans", "flying", "riding", "watching", "watchers", "rider", "riders",
+    "racer", "racers"})
+# Adverbs of place the tagger can read as a compound's noun head: "a skateboard indoors".
+PLACE_ADVERBS: frozenset[str] = frozenset({"indoors", "outdoors", "outside", "inside",
+                                           "nearby", "overhead", "downstairs", "upstairs",
+                                           "alongside", "ahead", "behind"})
 # The captioned picture itself: "a beach scene where a girl is the focus" describes it.
 IMAGE_NOUNS: frozenset[str] = frozenset({"scene", "image", "picture", "photo", "photograph",
                                          "view", "shot", "moment"})
@@ -367,7 +380,8 @@ CAPTION_VERBS: frozenset[str] = verb_forms(
     "graze", "stare", "lie", "queue", "sit", "walk", "run", "wait", "sleep", "eat", "drink",
     "float", "swim", "jump", "watch", "hold", "carry", "pull", "perch", "lean", "chase", "climb",
     "lick", "sniff", "roam", "wander", "look", "play", "gaze", "pose", "smile", "travel", "move",
-    "approach", "fly") | {"flies", "lies", "lay", "lays", "sat", "ran", "held", "flew"}
+    "approach", "fly", "occupy", "peek", "trot") | {"flies", "lies", "lay", "lays", "sat",
+                                                     "ran", "held", "flew"}
 
 # Compound heads naming a part (or a fixture) of the modifier's object: "the toilet seat", "the
 # car door", "the clock face" still assert the toilet, car, clock. Any other compound head means
@@ -420,7 +434,13 @@ DRAUGHT_ANIMALS: frozenset[str] = frozenset({"horse", "horses", "ox", "oxen", "m
 # Verbs the tagger can read as a compound's noun head when a place or particle follows: "a
 # sandwich cut in half", "a fork and knife rest beside the plate", "a bus pass by".
 MISTAGGED_VERB_HEADS: frozenset[str] = frozenset({"cut", "cuts", "rest", "pass", "cross",
-                                                  "sliced"})
+                                                  "sliced"}) | verb_forms(
+    "pass", "speed", "gallop", "dash", "zoom", "glide", "cruise",
+    "wade", "stroll", "hop", "dart")
+# Adjectives of the fruit itself: "a small orange" is fruit, wherever the tagger puts it.
+FRUIT_STATE_ADJECTIVES: frozenset[str] = frozenset({
+    "small", "large", "big", "whole", "ripe", "fresh", "peeled", "sliced", "halved", "single",
+    "juicy", "lone"})
 # Compounds, read head-first, in which the object word is the head yet names something else.
 HEAD_COMPOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("toilet", "bowl"), ("jet", "ski"), ("jet", "skis"), ("cable", "car"), ("cable", "cars"),
