@@ -1,4 +1,5 @@
-"""The offline judge on the usage check set (`tests/data/usage_check.jsonl`, see its README).
+"""The offline judge on the usage check set (`tests/data/usage_check.jsonl` and
+`usage_check_every_mention.jsonl`, see `usage_check.README.md`).
 
 The set was labelled by two passes from NAME-Bench's definitions (the guide in
 `tests/data/usage_check_guide.md`) on captions the judge was not developed on, and split once by
@@ -11,7 +12,6 @@ gold labels and the judge call non_assertive.
 from __future__ import annotations
 
 import importlib.util
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -20,7 +20,6 @@ import pytest
 from halluscope.text.mentions import extract_mentions
 from halluscope.text.usage.offline import OfflineJudge
 
-CHECK_SET = Path(__file__).parent / "data" / "usage_check.jsonl"
 USAGES = ("existential", "non_assertive", "not_object")
 
 
@@ -36,6 +35,7 @@ def _builder():
 
 first_sentence = _builder().first_sentence
 source_captions = _builder().source_captions
+labelled_rows = _builder().labelled_rows
 
 
 def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, str], str]:
@@ -54,7 +54,7 @@ def caption_texts(shared_data: Path, rows: list[dict]) -> dict[tuple[str, int, s
 
 def judge_rows(shared_data: Path, split: str) -> list[tuple[dict, object]]:
     """(gold row, judge label) for every row of `split`, ambiguous gold rows included."""
-    rows = [r for r in map(json.loads, CHECK_SET.read_text().splitlines()) if r["split"] == split]
+    rows = [r for r in labelled_rows() if r["split"] == split]
     texts = caption_texts(shared_data, rows)
     keys = list(texts)
     mentions = [extract_mentions(texts[k]) for k in keys]
@@ -99,7 +99,7 @@ def test_offline_judge_on_the_check_half(shared_data):
 
 
 def test_check_set_rows_are_consistent():
-    rows = [json.loads(x) for x in CHECK_SET.read_text().splitlines()]
+    rows = labelled_rows()
     assert len(rows) >= 1500
     assert {r["split"] for r in rows} == {"tune", "check"}
     for row in rows:

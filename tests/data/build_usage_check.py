@@ -323,42 +323,40 @@ def round15_rows(shared: Path, labelled: list[dict]) -> list[dict]:
     return out
 
 
+# The tuning-only rounds: (number, builder, first id).
+ROUNDS: tuple[tuple[int, Callable[[Path, list[dict]], list[dict]], int], ...] = (
+    (2, round2_rows, 3000), (4, round4_rows, 7000), (11, round11_rows, 9000),
+    (12, round12_rows, 11000), (13, round13_rows, 12000), (14, round14_rows, 17000),
+    (15, round15_rows, 20000))
+# The labelled rows, in two files (each under 5 MB): rounds 1 to 12, and the rounds that took
+# every mention of their captions (13 to 15, ids from 12000).
+LABELLED_FILES = (HERE / "usage_check.jsonl", HERE / "usage_check_every_mention.jsonl")
+
+
+def labelled_rows() -> list[dict]:
+    """Every labelled row of the check set, both files, in id order."""
+    return [json.loads(raw) for path in LABELLED_FILES for raw in path.read_text().splitlines()]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--round2", type=Path, help="write round 2's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
     ap.add_argument("--shared", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--per-pool", type=int, default=300, help="mentions per pool and half")
     ap.add_argument("--tight", type=int, default=500, help="mentions of the tight-cue pool")
-    ap.add_argument("--round4", type=Path, help="write round 4's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
-    ap.add_argument("--round11", type=Path, help="write round 11's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
-    ap.add_argument("--round12", type=Path, help="write round 12's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
-    ap.add_argument("--round13", type=Path, help="write round 13's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
-    ap.add_argument("--round14", type=Path, help="write round 14's candidates (tuning only) "
-                    "to this file, given the labelled rows of usage_check.jsonl")
-    ap.add_argument("--round15", type=Path, help="write round 15's candidates (tuning only) "
-                    "to this file")
+    for number, _, _ in ROUNDS:
+        ap.add_argument(f"--round{number}", type=Path, help=f"write round {number}'s candidates "
+                        "(tuning only) to this file, given the rows labelled before it")
     args = ap.parse_args()
     # A later round is drawn given the rows labelled before it (ids under its first id), so
     # it rebuilds the same way after its own rows were added.
-    for out, build, first_id, name in ((args.round2, round2_rows, 3000, "round-2"),
-                                       (args.round4, round4_rows, 7000, "round-4"),
-                                       (args.round11, round11_rows, 9000, "round-11"),
-                                       (args.round12, round12_rows, 11000, "round-12"),
-                                       (args.round13, round13_rows, 12000, "round-13"),
-                                       (args.round14, round14_rows, 17000, "round-14"),
-                                       (args.round15, round15_rows, 20000, "round-15")):
+    for number, build, first_id in ROUNDS:
+        out = getattr(args, f"round{number}")
         if out:
-            labelled = [row for row in map(json.loads, (HERE / "usage_check.jsonl").read_text()
-                                           .splitlines()) if row["id"] < first_id]
+            labelled = [row for row in labelled_rows() if row["id"] < first_id]
             rows = build(args.shared, labelled)
             out.write_text("".join(json.dumps(r) + "\n" for r in rows))
-            print(len(rows), name, "mentions;", dict(Counter(r["pool"] for r in rows)))
+            print(len(rows), f"round-{number} mentions;", dict(Counter(r["pool"] for r in rows)))
             return
     rng = random.Random(11)
     dev_lines = {(r["source"], r["line"]) for r in map(json.loads, (HERE / "usage_dev.jsonl")
