@@ -359,6 +359,22 @@ NON_ASSERTIVE = [
     # Markdown lists (the style of chat VLMs): each line is read on its own.
     ("Objects in the kitchen:\n- a toaster\n- possibly a microwave on the shelf\n- a poster of "
      "a cat", "microwave", 0, "hedged"),
+    # Round 16 (tuning misses and style changes): a count that makes an article-less list an
+    # apposition; a cake named after what it is shaped as; a play structure made for children,
+    # the parser reading "play" as an adjective; curly apostrophes; the same forms under a
+    # heading, as list items and without articles.
+    ("shelf holds two small, carved animal figures, brown bear and horse", "horse", 0,
+     "depictive"),
+    ("A chocolate bus cake sits on the counter.", "bus", 0, "depictive"),
+    ("A teddy bear cake with pink frosting sits on a plate.", "teddy bear", 0, "depictive"),
+    ("A puppy plays near a colorful children's play structure.", "children", 0, "purpose"),
+    ("A children’s book lies open on the desk.", "children", 0, "purpose"),
+    ("**Description:** A bench, possibly with a dog under it.", "dog", 0, "hedged"),
+    ("- A cat sleeps on the sofa.\n- A poster of a horse hangs above it.", "horse", 0,
+     "depictive"),
+    ("dog holds toy carrot, possibly chewing carrot", "carrot", 1, "depictive"),
+    ("A picture on the wall shows a football match, with a man kicking a ball.", "man", 0,
+     "depictive"),
 ]
 
 
@@ -585,6 +601,23 @@ EXISTENTIAL = [
     ("A puppy naps on a skateboard indoors.", "skateboard", 0),
     ("Objects in the kitchen:\n- a poster of a cat\n- a bowl on the floor", "bowl", 0),
     ("A motorcycle racer leans into the curve.", "motorcycle", 0),
+    # Round 16: hard negatives of the count apposition and the shaped cake; the caption's own
+    # image under a heading; a list item's first word after its marker is no brand name; a
+    # curly apostrophe; article-less captions: a noun said again is the one asserted, "one of
+    # people" a presupposed set, "next to bowl" no infinitive, bare "orange" the fruit.
+    ("shelf holds three carved animal figures, brown bear and horse", "horse", 0),
+    ("**Description:** an image of a man putting a tray in the oven", "man", 0),
+    ("Caption: a photo of a dog sleeping on a couch", "dog", 0),
+    ("- Bananas hang from the stand.\n- Apples fill a crate below.", "Apples", 0),
+    ("The scene captures the energy of a lively children’s soccer game.", "children", 0),
+    ("The viewer can focus on the old bus’s unique characteristics.", "bus", 0),
+    ("cat lies on wooden chair, and cat appears to be enjoying warmth of chair", "chair", 1),
+    ("several people sit on grass, and bicycle is parked nearby, likely belonging to one of "
+     "people", "people", 1),
+    ("spoon is placed next to bowl on table", "bowl", 0),
+    ("knife lies beside two halves of orange on cutting board", "orange", 0),
+    ("This photograph shows a tennis match in progress, with a man jumping to hit the ball.",
+     "man", 0),
 ]
 
 
@@ -627,6 +660,9 @@ NOT_OBJECT = [
     # Round 15: a colour before another modifier; a pattern named after the animal.
     ("An old bus with orange vinyl seats.", "orange"),
     ("A zebra-striped umbrella shades the table.", "zebra"),
+    # Round 16: an ingredient names the cake's flavour, not its shape; an idiom with articles.
+    ("A slice of carrot cake sits on a plate.", "carrot"),
+    ("The children went to bed after the party.", "bed"),
 ]
 
 

@@ -43,10 +43,14 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
   to a group asserted before: "the women" after "a man" are other people.
 * What a depicted figure holds is depicted ("a statue of a child holding a teddy bear"), and a
   definite reference to a toy ("a toy carrot ... the carrot") is the toy.
+* Layout decides nothing: a line break ends a sentence, a line's list marker or heading is a
+  sentence of its own, curly quotes read as straight ones; in a caption without any article, a
+  noun said a second time is read as if "the" stood before it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterator, Sequence
@@ -70,6 +74,9 @@ _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _NOMINAL_DEPS = frozenset({"nsubj", "nsubjpass", "dobj", "pobj", "attr", "appos", "conj",
                            "compound", "dative", "oprd", "poss", "npadvmod", "nmod", "ROOT"})
 _QUOTES = frozenset({'"', "“", "”", "''", "``"})
+# Curly quotes and apostrophes are parsed as straight ones (the tagger knows "children's" better
+# than "children’s"); each is one character, so offsets are kept.
+_STRAIGHT_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 
 
 @lru_cache(maxsize=4)
@@ -85,22 +92,76 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
     nlp = spacy.load(model, exclude=["ner"])
     if "parser" in nlp.pipe_names:
         nlp.add_pipe("halluscope_line_breaks", before="parser")
+        nlp.add_pipe("halluscope_article_less", before="parser")
     return nlp
+
+
+# What can open a line before its sentence: a list marker ("- ", "2. ") and a heading ending in a
+# colon, bold or not ("**Description:**", "Caption:").
+_LINE_LEAD = re.compile(r"^[ \t]*(?:(?:[-*•–+]|\d{1,2}[.)])[ \t]+)?"
+                        r"(?:\*\*[^*\n:]{1,40}:\*\*|\*\*[^*\n:]{1,40}\*\*:|"
+                        r"[A-Z][^\W\d_]*(?: [^\W\d_]+){0,3}:)?[ \t]*", re.MULTILINE)
 
 
 @Language.component("halluscope_line_breaks")
 def _line_breaks(doc: Doc) -> Doc:
     r"""A token after a line break opens a sentence: list items ("- Possibly a microwave\n- A
-    poster of a cat") and paragraphs are read apart, as the parser joins unpunctuated lines.
+    poster of a cat") and paragraphs are read apart, as the parser joins unpunctuated lines. A
+    line's list marker and heading are sentences of their own, so that "- Apples ..." starts its
+    sentence and "**Description:** an image of a dog" is the caption's own image.
 
     >>> [s.text for s in load_pipeline()("- a dog\n- a cat on a mat").sents]
-    ['- a dog\n', '- a cat on a mat']
+    ['-', 'a dog\n', '-', 'a cat on a mat']
+    >>> [s.text for s in load_pipeline()("Caption: an image of a dog").sents]
+    ['Caption:', 'an image of a dog']
     """
     for token in doc[1:]:
         previous = doc[token.i - 1]
         if not token.is_space and ("\n" in previous.whitespace_ or previous.is_space
                                    and "\n" in previous.text):
             token.is_sent_start = True
+    starts = None
+    for lead in _LINE_LEAD.finditer(doc.text):
+        if lead.end() == lead.start():
+            continue
+        if starts is None:
+            starts = {t.idx: t for t in doc}
+        token = starts.get(lead.end())
+        if token is None or token.i == 0 or token.is_space:
+            continue
+        heading = doc[:token.i]
+        if any((t.tag_.startswith("VB") or t.tag_ == "MD") and t.idx >= lead.start()
+               for t in heading):
+            continue  # "The image shows: a dog" is one sentence
+        token.is_sent_start = True
+    return doc
+
+
+# Doc.user_data key, set only on a caption without any article: the indices of its nouns said a
+# second time, read as definite (`_article_less`).
+_REPEATED_BARE = "halluscope_repeated_bare_nouns"
+
+
+@Language.component("halluscope_article_less")
+def _article_less(doc: Doc) -> Doc:
+    """In a caption written without articles ("man walks dog past bench; dog wears collar"), a noun
+    said again is read as "the" noun, as the writer would have put it; the first mention stays
+    indefinite.
+
+    >>> doc = load_pipeline()("man walks dog past bench, and dog wears collar")
+    >>> sorted(doc.user_data[_REPEATED_BARE])
+    [7]
+    """
+    if any(t.lower_ in ("a", "an", "the") for t in doc):
+        return doc
+    seen: set[str] = set()
+    repeated = set()
+    for token in doc:
+        if token.tag_ in ("NN", "NNS"):
+            if token.lower_ in seen:
+                repeated.add(token.i)
+            seen.add(token.lower_)
+    doc.user_data[_REPEATED_BARE] = frozenset(repeated)
     return doc
 
 
@@ -138,8 +199,8 @@ class OfflineJudge:
         if len(captions) != len(mentions):
             raise ValueError("captions and mentions must have the same length")
         disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        docs = self.nlp.pipe((unwrap_quotes(c) for c in captions), batch_size=self.batch_size,
-                             disable=disabled)
+        texts = (unwrap_quotes(c).translate(_STRAIGHT_QUOTES) for c in captions)
+        docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disabled)
         return [self._label_doc(doc, caption, list(ms))
                 for doc, caption, ms in zip(docs, captions, mentions)]
 
@@ -338,7 +399,10 @@ def _re_describes(attr: Token) -> bool:
 
 
 def _definite_article(token: Token) -> Token | None:
-    """ "the carrot", "that dog": the article of a definite description."""
+    """ "the carrot", "that dog": the article of a definite description (the noun itself where
+    an article-less caption says it again, `_article_less`)."""
+    if token.i in token.doc.user_data.get(_REPEATED_BARE, ()):
+        return token
     return next((c for c in token.children if c.dep_ == "det"
                  and c.lower_ in lex.DEFINITE_ARTICLES), None)
 
@@ -441,7 +505,7 @@ def _is_definite(token: Token) -> bool:
         if child.dep_ == "poss" or (child.dep_ in ("det", "predet")
                                     and child.lower_ in lex.DEFINITE_DETERMINERS):
             return True
-    return token.tag_.startswith("NNP")
+    return token.tag_.startswith("NNP") or token.i in token.doc.user_data.get(_REPEATED_BARE, ())
 
 
 def _np_top(root: Token) -> Token:
@@ -492,8 +556,9 @@ def _definite_set(token: Token) -> bool:
     """ "one of the people", "some of the bicycles": the set is presupposed."""
     head = token.head
     return head.lower_ == "of" and head.head.i < head.i and \
-        head.head.lower_ in lex.PARTITIVE_NOUNS and any(
+        head.head.lower_ in lex.PARTITIVE_NOUNS and (any(
             c.dep_ == "det" and c.lower_ in lex.DEFINITE_ARTICLES for c in token.children)
+            or _REPEATED_BARE in token.doc.user_data)  # "one of people", its article dropped
 
 
 def _is_possessed(token: Token) -> bool:
@@ -599,7 +664,10 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     else ("bus stop", "toilet bowl", "jet ski"), or the colour orange."""
     doc = span.doc
     if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS and \
-            root.lower_ in lex.VERB_WORDS:
+            root.lower_ in lex.VERB_WORDS and not (
+                root.i >= 2 and doc[root.i - 1].lower_ == "to"
+                and doc[root.i - 2].lower_ in lex.TO_PREPOSITION_HEADS):
+        # ("next to bowl", its article dropped, is no infinitive)
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS \
@@ -628,7 +696,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
     if category == "bed" and span.start > 0 and doc[span.start - 1].lower_ in ("before", "to") \
-            and not _has_own_determiner(root):
+            and not _has_own_determiner(root) and _REPEATED_BARE not in doc.user_data:
         return _Decision("not_object", cue=_chars(doc[span.start - 1], root), reason="idiom")
     after = doc[span.end:span.end + 2]
     if len(after) == 2 and after[0].text == "-" and after[1].lower_ == "and":
@@ -738,7 +806,9 @@ def _is_colour(token: Token) -> bool:
     neighbours = [t.lower_ for t in token.doc[max(token.i - 2, 0):token.i + 3] if t.i != token.i]
     if any(n in lex.COLOUR_WORDS for n in neighbours):
         return True
-    return not any(c.dep_ == "det" for c in token.children)
+    # (bare "orange" is the colour, unless the caption drops all its articles: "apple, orange")
+    return not any(c.dep_ == "det" for c in token.children) and \
+        _REPEATED_BARE not in doc.user_data
 
 
 # --- depictive -------------------------------------------------------------------------------
@@ -753,13 +823,20 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
     if _in_quotes(span):
         return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
+    food = span.doc[span.end] if span.end < len(span.doc) else None
+    if food is not None and food.lower_ in lex.SHAPED_FOODS and root.head.i == food.i and (
+            category in lex.REPRESENTED_WHEN_DECORATING or category in lex.DEPICTION_CATEGORIES):
+        return _Decision("non_assertive", "depictive", _chars(span[0], food), "shaped-food")
     # "two animal figures, a horse and a zebra": what made likenesses show, in apposition (not
     # "toys, probably a child's": a guess at an owner).
     listed = root
     while listed.dep_ == "conj" and _is_noun(listed.head) and listed.head.i < listed.i:
+        if _counted_apposition(listed.head, listed):
+            break  # "two animal figures, horse and zebra": the articles dropped
         listed = listed.head
-    if listed.dep_ == "appos" and listed.head.i < listed.i and not any(
-            c.dep_ == "case" or c.lower_ in lex.HEDGE_ADVERBS for c in listed.children) and \
+    if (listed.dep_ == "appos" or _counted_apposition(listed.head, listed)) and \
+            listed.head.i < listed.i and not any(
+                c.dep_ == "case" or c.lower_ in lex.HEDGE_ADVERBS for c in listed.children) and \
             _names_representations(listed.head):
         return _Decision("non_assertive", "depictive", _chars(listed.head.left_edge, root),
                          "depiction-appos")
@@ -890,6 +967,23 @@ def _made_of(root: Token) -> Token | None:
     return None
 
 
+def _counted_apposition(noun: Token, item: Token) -> bool:
+    """Whether `item` and its conjuncts, after a comma, are as many as `noun` counts: the parser
+    reads "two animal figures, horse and zebra" (no articles) as a list of three; the count makes
+    the two an apposition ("two figures, a horse, and a bench" stays a list)."""
+    if item.dep_ != "conj" or item.head.i != noun.i or item.doc[item.i - 1].text != "," and \
+            not any(t.text == "," for t in item.doc[noun.i + 1:item.left_edge.i]):
+        return False
+    count = next((lex.NUMBER_WORDS.get(c.lower_) for c in noun.children if c.dep_ == "nummod"),
+                 None)
+    items, frontier = 1, [item]
+    while frontier:
+        further = [c for c in frontier.pop().children if c.dep_ == "conj"]
+        items += len(further)
+        frontier.extend(further)
+    return count is not None and count == items
+
+
 def _names_representations(noun: Token) -> bool:
     """A noun naming made likenesses, whose apposition lists what they show: "sculptures",
     "figurines", and "figures" said of made things ("stylized animal figures"; "two figures, a
@@ -986,7 +1080,9 @@ def _depiction_step(child: Token, head: Token, category: str
                     for c in verb.children)
         if subject is not None and ((prep.lower_ == "along" or story) and subject.lower_ in
                                     lex.MEDIUM_NOUNS or subject.lower_ in
-                                    lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}):
+                                    lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}) \
+                and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
+            # (not "This photograph shows a tennis match, with a man ...": the captioned image)
             return subject.left_edge, head, "depicting-verb"
     if child.dep_ in ("pobj", "pcomp") and head.lower_ == "with":
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
@@ -1575,8 +1671,9 @@ def _new_list_item(noun: Token) -> bool:
 def _purpose_rules(root: Token) -> _Decision | None:
     if root.dep_ == "poss" and not _is_definite(root) and \
             any(c.dep_ == "case" for c in root.children) and \
-            ({root.head.lower_} | {c.lower_ for c in root.head.children if c.dep_ == "compound"}
-             ) & lex.FOR_WHOM_HEADS:
+            ({root.head.lower_} | {c.lower_ for c in root.head.children
+                                   if c.dep_ in ("compound", "amod")}) & lex.FOR_WHOM_HEADS:
+        # ("a children's play structure": the parser can read "play" as an adjective)
         # "a child's room", "a dog's water bowl": whom the thing is for, not who is there
         return _Decision("non_assertive", "purpose", _chars(root, root.head), "for-whom")
     top = _np_top(root)

@@ -543,6 +543,9 @@ INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hi
 # dog" (depictive) vs. "a room decorated with vases" (real vases).
 REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
     "car", "bus", "train", "truck", "airplane", "boat", "motorcycle", "bicycle"})
+# Foods made in the shape of what names them, when that can only be a figure: "a train cake",
+# "a teddy bear cake" (not "a carrot cake", "a banana cake": the ingredient).
+SHAPED_FOODS: frozenset[str] = frozenset({"cake", "cakes"})
 # Places whose decorations are real things: "the beach is adorned with a few boats" (not "a cake
 # decorated with a dog").
 DECORATED_PLACES: frozenset[str] = PLACE_KIND_NOUNS | frozenset({
@@ -553,7 +556,8 @@ DECORATED_PLACES: frozenset[str] = PLACE_KIND_NOUNS | frozenset({
 # book", "a dog's water bowl", "women's clothing items" (not "a child's hair": a body part).
 FOR_WHOM_HEADS: frozenset[str] = frozenset({
     "room", "rooms", "bedroom", "bedrooms", "bathroom", "nursery", "playroom", "book", "books",
-    "toy", "toys", "bowl", "bowls", "bed", "beds", "crate", "kennel", "clothing", "clothes",
+    "toy", "toys", "play", "playground", "bowl", "bowls", "bed", "beds", "crate", "kennel",
+    "clothing", "clothes",
     "wardrobe", "birthday", "party", "lunch", "meal", "section", "department", "outfit",
     "outfits", "menu"})
 # What a shop sells is a kind of goods, not what is there: "a shop that sells boats".
@@ -622,3 +626,10 @@ HEDGE_NOUNS: frozenset[str] = frozenset({"chance", "possibility", "likelihood", 
 # Adjectives that hedge the noun they modify: "a possible dog", "a probable person".
 HEDGE_NOUN_ADJECTIVES: frozenset[str] = frozenset({"possible", "probable", "potential",
                                                    "presumed", "suspected", "likely"})
+# Counts as words, for a count matched against the things listed after it.
+NUMBER_WORDS: dict[str, int] = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "2": 2,
+                                "3": 3, "4": 4, "5": 5, "6": 6}
+# Words before "to" that make it a preposition: "next to bowl" (an article-less caption) is no
+# infinitive "to bowl".
+TO_PREPOSITION_HEADS: frozenset[str] = frozenset({"next", "close", "closer", "addition",
+                                                  "adjacent", "due", "according", "similar"})
