@@ -375,6 +375,8 @@ NON_ASSERTIVE = [
     ("dog holds toy carrot, possibly chewing carrot", "carrot", 1, "depictive"),
     ("A picture on the wall shows a football match, with a man kicking a ball.", "man", 0,
      "depictive"),
+    ("There is a photo of a cow hanging on the wall.", "cow", 0, "depictive"),
+    ("This is a framed photo of a dog.", "dog", 0, "depictive"),
 ]
 
 
@@ -618,6 +620,7 @@ EXISTENTIAL = [
     ("knife lies beside two halves of orange on cutting board", "orange", 0),
     ("This photograph shows a tennis match in progress, with a man jumping to hit the ball.",
      "man", 0),
+    ("This is a photo of a cow hanging from the ceiling in a store.", "cow", 0),
 ]
 
 

@@ -1232,9 +1232,12 @@ def _frame_in_scene(noun: Token) -> bool:
         return False
     if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
         return False
-    if noun.dep_ == "attr" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
-                                   lex.IMAGE_NOUNS for c in noun.head.children):
-        return False  # "The image is a photograph of a pizza on a wooden board"
+    if noun.dep_ == "attr" and any(c.dep_ in ("nsubj", "nsubjpass") and (
+            c.lower_ in lex.IMAGE_NOUNS or c.lower_ in ("this", "it") and c.i == _sentence_start(c))
+            for c in noun.head.children) and not any(c.lower_ == "framed" for c in noun.children):
+        # "The image is a photograph of a pizza on a wooden board", "This is a photo of a cow
+        # hanging from the ceiling" (what hangs is in the photo; not "a framed photo")
+        return False
     if any(t.dep_ == "pobj" and t.lower_ in lex.HANGING_SURFACES and t.head.lower_ in ("on", "in")
            or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree):
         return True  # "a picture of a cat on the wall": a thing in the scene
