@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import takewhile
 from typing import Iterator, Sequence
 
 from halluscope.text.mentions import Mention
@@ -129,21 +130,20 @@ def _line_breaks(doc: Doc) -> Doc:
         token = starts.get(lead.end())
         if token is None or token.i == 0 or token.is_space:
             continue
-        heading = doc[:token.i]
-        if any((t.tag_.startswith("VB") or t.tag_ == "MD") and t.idx >= lead.start()
-               for t in heading):
+        heading = takewhile(lambda t: t.idx >= lead.start(), reversed(doc[:token.i]))
+        if any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in heading):
             continue  # "The image shows: a dog" is one sentence
         token.is_sent_start = True
     return doc
 
 
 # Doc.user_data key, set only on a caption without any article: the indices of its nouns said a
-# second time, read as definite (`_article_less`).
+# second time, read as definite (`_mark_article_less`).
 _REPEATED_BARE = "halluscope_repeated_bare_nouns"
 
 
 @Language.component("halluscope_article_less")
-def _article_less(doc: Doc) -> Doc:
+def _mark_article_less(doc: Doc) -> Doc:
     """In a caption written without articles ("man walks dog past bench; dog wears collar"), a noun
     said again is read as "the" noun, as the writer would have put it; the first mention stays
     indefinite.
@@ -163,6 +163,16 @@ def _article_less(doc: Doc) -> Doc:
             seen.add(token.lower_)
     doc.user_data[_REPEATED_BARE] = frozenset(repeated)
     return doc
+
+
+def _without_articles(doc: Doc) -> bool:
+    """Whether the caption has no article at all (`_mark_article_less` ran on it)."""
+    return _REPEATED_BARE in doc.user_data
+
+
+def _said_again(token: Token) -> bool:
+    """A noun an article-less caption says a second time, read as definite."""
+    return token.i in token.doc.user_data.get(_REPEATED_BARE, ())
 
 
 @dataclass(frozen=True)
@@ -400,8 +410,8 @@ def _re_describes(attr: Token) -> bool:
 
 def _definite_article(token: Token) -> Token | None:
     """ "the carrot", "that dog": the article of a definite description (the noun itself where
-    an article-less caption says it again, `_article_less`)."""
-    if token.i in token.doc.user_data.get(_REPEATED_BARE, ()):
+    an article-less caption says it again, `_mark_article_less`)."""
+    if _said_again(token):
         return token
     return next((c for c in token.children if c.dep_ == "det"
                  and c.lower_ in lex.DEFINITE_ARTICLES), None)
@@ -505,7 +515,7 @@ def _is_definite(token: Token) -> bool:
         if child.dep_ == "poss" or (child.dep_ in ("det", "predet")
                                     and child.lower_ in lex.DEFINITE_DETERMINERS):
             return True
-    return token.tag_.startswith("NNP") or token.i in token.doc.user_data.get(_REPEATED_BARE, ())
+    return token.tag_.startswith("NNP") or _said_again(token)
 
 
 def _np_top(root: Token) -> Token:
@@ -558,7 +568,7 @@ def _definite_set(token: Token) -> bool:
     return head.lower_ == "of" and head.head.i < head.i and \
         head.head.lower_ in lex.PARTITIVE_NOUNS and (any(
             c.dep_ == "det" and c.lower_ in lex.DEFINITE_ARTICLES for c in token.children)
-            or _REPEATED_BARE in token.doc.user_data)  # "one of people", its article dropped
+            or _without_articles(token.doc))  # "one of people", its article dropped
 
 
 def _is_possessed(token: Token) -> bool:
@@ -696,7 +706,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
     if category == "bed" and span.start > 0 and doc[span.start - 1].lower_ in ("before", "to") \
-            and not _has_own_determiner(root) and _REPEATED_BARE not in doc.user_data:
+            and not _has_own_determiner(root) and not _without_articles(doc):
         return _Decision("not_object", cue=_chars(doc[span.start - 1], root), reason="idiom")
     after = doc[span.end:span.end + 2]
     if len(after) == 2 and after[0].text == "-" and after[1].lower_ == "and":
@@ -808,7 +818,7 @@ def _is_colour(token: Token) -> bool:
         return True
     # (bare "orange" is the colour, unless the caption drops all its articles: "apple, orange")
     return not any(c.dep_ == "det" for c in token.children) and \
-        _REPEATED_BARE not in doc.user_data
+        not _without_articles(doc)
 
 
 # --- depictive -------------------------------------------------------------------------------
