@@ -42,7 +42,12 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
 * A person word refers back only to the same word, a general one ("the person") or, for a plural,
   to a group asserted before: "the women" after "a man" are other people.
 * What a depicted figure holds is depicted ("a statue of a child holding a teddy bear"), and a
-  definite reference to a toy ("a toy carrot ... the carrot") is the toy.
+  definite reference to a toy ("a toy carrot ... the carrot") is the toy. A shape or figure that
+  "could be" or "appears to be" something is a thing not yet made out, so it is hedged, while a
+  statue's or a toy's identity stays depictive.
+* A hedge on an indefinite subject's presence hedges the subject ("a dog is probably nearby",
+  "a snowboard seems to be stuck in the snow"); on its activity, it does not ("a man appears to
+  be cooking").
 * Layout decides nothing: a line break ends a sentence, a line's list marker or heading is a
   sentence of its own, curly quotes read as straight ones; in a caption without any article, a
   noun said a second time is read as if "the" stood before it.
@@ -486,6 +491,10 @@ def classify(span: Span, category: str) -> _Decision:
     root = span.root
     for rule in (_not_object, _depictive, _compound, _negation, _purpose, _hedged, _generic):
         decision = rule(span, root, category)
+        if decision is not None and decision.reason == "possessive-under-hedge":
+            # A hedge's exception ("looking at his phone") does not make a habit's object an
+            # instance: "a street that looks like one where kids often ride their bikes".
+            return _generic(span, root, category) or decision
         if decision is not None:
             return decision
     return _EXISTENTIAL
@@ -868,7 +877,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             start, end = _chars(first, last)
             return _Decision("non_assertive", "depictive", (start, max(end, root.idx)), reason)
     painted = _painted_on(root)
-    if painted is not None:
+    if painted is not None and (root.dep_ != "compound" or _compound(span, root, category) is None):
+        # (Not "a zebra crossing painted on the road": the compound is a kind of crossing.)
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
     top = _np_top(root)
     title = _title_word(span)
@@ -892,6 +902,11 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                         child.lower_ == "in" and obj.lower_ in lex.WORN_MEDIUM_NOUNS):
                     return _Decision("non_assertive", "depictive", _chars(root, obj),
                                      "on-medium")
+    medium = _medium_with_on(top)
+    if medium is not None:
+        first = min((c for c in medium.lefts if c.dep_ in ("compound", "punct")), default=medium,
+                    key=lambda c: c.i)  # "t-shirt"
+        return _Decision("non_assertive", "depictive", _chars(first, root), "medium-with-on")
     for child, head in _ancestors(top):
         # "On the screen, three people can be seen"; "In the mural, a girl is flying a kite,
         # while two boys play soccer": what the clause (or one it is joined to) says is shown.
@@ -901,6 +916,22 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         place = _fronted_medium(subject) if subject is not None else None
         if place is not None:
             return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
+    return None
+
+
+def _medium_with_on(top: Token) -> Token | None:
+    """The medium of "a t-shirt with a zebra on it", "the screen with two people on it": a
+    medium, "with" the mention, and an "on" that points back to the medium. The medium is read
+    from the word before "with", since the parser often hangs "with" on the verb."""
+    if top.dep_ != "pobj" or top.head.lower_ != "with" or top.head.i == 0:
+        return None
+    medium = top.doc[top.head.i - 1]
+    if medium.lower_ not in lex.ON_MEDIUM_NOUNS | lex.PRINT_BEARING_NOUNS:
+        return None
+    for prep in top.children:
+        if prep.dep_ == "prep" and prep.lower_ == "on" and any(
+                c.dep_ == "pobj" and c.lower_ in lex.MEDIUM_FACE_WORDS for c in prep.children):
+            return medium
     return None
 
 
@@ -947,7 +978,10 @@ def _medium_above(noun: Token) -> Token | None:
 
 def _painted_on(root: Token) -> Token | None:
     """The decoration verb of "a cat printed on it", "a dog is painted on the wall": a picture
-    put on a surface ("a car painted red" is a real car: no surface)."""
+    put on a surface ("a car painted red" is a real car: no surface). A compound mention is
+    read through its head noun: "a pizza slice printed on the front"."""
+    while root.dep_ == "compound" and root.head.i > root.i:
+        root = root.head
     verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
@@ -1162,6 +1196,9 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
         # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)
+        if subject is not None and subject.lower_ in lex.VAGUE_DEPICTION_NOUNS and \
+                _raised_hedge_cue(head, child) is not None:
+            return None  # "the shape could be a dog": an unidentified thing, a hedge
         if subject is not None and subject.i < child.i and (
                 subject.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
                 or any(t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS
@@ -2062,8 +2099,10 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                 predicate.lower_ in ("is", "are", "was", "were", "be") and \
                 subject.i < child.i and any(
                     c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
+                    or c.dep_ in ("advmod", "acomp") and c.i > child.i
+                    and c.lower_ in lex.PLACE_ADVERBS | {"around", "there", "present"}
                     for c in list(predicate.children) + list(child.children)):
-            return child  # "a person is likely inside the car"
+            return child  # "a person is likely inside the car", "a dog is probably nearby"
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
             if comp.dep_ in ("oprd", "acomp", "xcomp") and \
@@ -2080,6 +2119,16 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                     for c in comp.children):
                 return predicate
     return None
+
+
+def _there_pivot(subject: Token, participle: Token) -> bool:
+    """ "there seem to be some people swimming": `subject` is the pivot of an existential
+    "there ... be", parsed as the subject of the participle after it."""
+    be = participle.head
+    return participle.dep_ in ("acomp", "xcomp", "ccomp") and participle.tag_ in ("VBG", "VBN") \
+        and be.lower_ in ("be", "is", "are", "was", "were", "being", "been") \
+        and be.i < subject.i < participle.i and any(
+            c.dep_ == "expl" for v in (be, be.head) for c in v.children)
 
 
 def _placed_by_participle(noun: Token) -> bool:
@@ -2120,8 +2169,9 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
             return _Decision("existential", reason="type-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     for child in root.children:  # "a cat, perhaps."
-        if child.lower_ in lex.HEDGE_ADVERBS and child.i > root.i and doc[child.i - 1].text == ","\
-                and (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
+        if child.lower_ in lex.HEDGE_ADVERBS and child.i > root.i and \
+                doc[child.i - 1].text in (",", "(") and \
+                (child.i + 1 >= len(doc) or doc[child.i + 1].is_punct):
             return _Decision("non_assertive", "hedged", _chars(root, child), "trailing-hedge")
     for end in dict.fromkeys((root.i, top.right_edge.i)):
         rest = [t.lower_ for t in doc[end + 1:end + 8]]
@@ -2138,7 +2188,7 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
             # after its whole phrase)
             return _Decision("non_assertive", "hedged", _chars(root, root), "alternative")
     end = top.right_edge.i
-    if end + 2 < len(doc) and doc[end + 1].text == "," \
+    if end + 2 < len(doc) and doc[end + 1].text in (",", "(") \
             and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
             and (end + 3 >= len(doc) or doc[end + 3].is_punct):
         return _Decision("non_assertive", "hedged", _chars(root, doc[end + 2]), "trailing-hedge")
@@ -2224,6 +2274,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 # whole clause, its subject included, is offered as an impression.
                 return _Decision("non_assertive", "hedged", _chars(cue, root), "hedged-clause")
             cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
+            if cue is None and _there_pivot(child, head):
+                # "there seem to be some people swimming": the parser makes the pivot the
+                # subject of its participle; the hedge is on "be" and the verbs above it.
+                cue = _raised_hedge_cue(head.head, root)
             if cue is None and child.i == top.i:
                 cue = _hedged_subject(top, head)
             if cue is not None and cue.i > top.i and cue.tag_.startswith("RB") and \
@@ -2453,7 +2507,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     """Kinds and habits, not instances: "a road where cars usually drive", "a spot popular with
     tourists"."""
     top = _np_top(root)
-    where = _where_habit(top.head) if top.dep_ == "dobj" and (
+    verb = top.head if top.dep_ == "dobj" else top.head.head if top.dep_ == "pobj" and \
+        top.head.head.tag_.startswith("VB") and top.head.head.i < top.i else None
+    where = _where_habit(verb) if verb is not None and (
         _possessed_by_generic(top) or not (_is_definite(top) or _is_definite(root))) else None
     if where is not None:
         # "a path where people usually walk their dogs": the dogs of a habit.

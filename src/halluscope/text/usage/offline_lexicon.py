@@ -222,6 +222,14 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
                                              "billboard", "billboards", "mural", "canvas",
                                              "page", "pages", "cover", "painting", "paintings",
                                              "shirt", "t-shirt", "label"})
+# Things that carry a print, with it on them: "a mug with a cat on it", "a sign with a bicycle
+# on it" (not a box or a cake: "a cake with a figurine on it" holds a real figurine).
+PRINT_BEARING_NOUNS: frozenset[str] = frozenset({
+    "sign", "signs", "sticker", "stickers", "flag", "flags", "banner", "banners", "mug", "mugs",
+    "jersey", "hoodie", "sweatshirt", "sweater", "tote", "logo", "shirts", "t-shirts"})
+# What "on" points back to in "a shirt with a zebra on it / on the front".
+MEDIUM_FACE_WORDS: frozenset[str] = frozenset({"it", "them", "front", "back", "chest", "face",
+                                               "lid"})
 # Of those, what people wear: "a cat on a shirt" is a print, "a man in a red shirt" wears it.
 WORN_MEDIUM_NOUNS: frozenset[str] = frozenset({"shirt", "t-shirt", "cover"})
 # Verbs that put a picture up as a thing ("a photo of a dog is taped to the door").
@@ -240,6 +248,9 @@ SURFACE_PREPOSITIONS: frozenset[str] = frozenset({"on", "above", "below", "under
 HANGING_SURFACES: frozenset[str] = frozenset({
     "wall", "walls", "fridge", "refrigerator", "door", "board", "easel", "mantel", "mantle",
     "billboard"})
+# Depiction nouns that also name a thing not yet made out: "the shape could be a dog" hedges.
+VAGUE_DEPICTION_NOUNS: frozenset[str] = frozenset({"shape", "shapes", "figure", "figures",
+                                                   "silhouette", "silhouettes"})
 # Nouns general enough to be re-described by a hedge even though the vocabulary maps them to a
 # category ("a vehicle, possibly a truck": a vehicle is asserted).
 GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
@@ -591,7 +602,9 @@ POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest"
 PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "scattered", "placed", "parked", "perched", "positioned", "located", "situated", "seated",
     "stacked", "arranged", "lined", "spread", "hung", "hanging", "mounted", "propped", "tucked",
-    "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting"})
+    "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
+    "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
+    "stored", "hidden"})
 # Verbs whose "of"/"from"-object is what a thing is made of: an animal or a person made of wood
 # or plastic is a representation ("the cow is made of plastic", "a horse carved out of stone").
 MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted", "molded",
