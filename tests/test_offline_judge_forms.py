@@ -399,6 +399,12 @@ NON_ASSERTIVE = [
     ("The dark shape near the fence appears to be a dog.", "dog", 0, "hedged"),
     ("There is a dog (possibly) near the tree.", "dog", 0, "hedged"),
     ("The statue appears to be a horse.", "horse", 0, "depictive"),  # a likeness, not a hedge
+    # A bare guess after a comma, articles dropped: a noun, not the verb "to bench".
+    ("phone and keys lying on a flat wooden surface, probably bench", "bench", 0, "hedged"),
+    # Without articles, "for people to rest" is still a kind, not the people said before.
+    ("people walk past fence. bench nearby gives place for people to rest", "people", 1,
+     "purpose"),
+    ("woman holds cup or bowl near sink", "bowl", 0, "hedged"),  # alternatives, no articles
 ]
 
 
@@ -651,6 +657,7 @@ EXISTENTIAL = [
     ("The dog is probably nearby.", "dog", 0),
     ("A man holds a plate with a pizza on it.", "pizza", 0),
     ("The image shows a wooden table with two bananas on it.", "bananas", 0),
+    ("photo shows inside of busy train or subway car at night", "train", 0),  # one compound
 ]
 
 

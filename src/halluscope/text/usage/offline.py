@@ -163,11 +163,26 @@ def _mark_article_less(doc: Doc) -> Doc:
     repeated = set()
     for token in doc:
         if token.tag_ in ("NN", "NNS"):
-            if token.lower_ in seen:
+            if token.lower_ in seen and not _kind_position(token):
                 repeated.add(token.i)
             seen.add(token.lower_)
     doc.user_data[_REPEATED_BARE] = frozenset(repeated)
     return doc
+
+
+def _kind_position(token: Token) -> bool:
+    """ "a place for people to sit", "a spot where people gather", "animals such as sheep": a bare
+    plural there is a kind with or without articles, so saying it again does not make it "the"
+    people. Animals there are more often the scene's own, whose "the" was dropped: "a setting
+    for zebras to graze", "a field where sheep can graze"."""
+    doc, i = token.doc, token.i
+    if token.tag_ != "NNS" or i == 0:
+        return False
+    before = doc[i - 1].lower_
+    if before == "as" and i >= 2 and doc[i - 2].lower_ == "such":
+        return True
+    return _category_of(token) == "person" and (
+        before == "where" or before == "for" and i + 1 < len(doc) and doc[i + 1].lower_ == "to")
 
 
 def _without_articles(doc: Doc) -> bool:
@@ -685,8 +700,11 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS and \
             root.lower_ in lex.VERB_WORDS and not (
                 root.i >= 2 and doc[root.i - 1].lower_ == "to"
-                and doc[root.i - 2].lower_ in lex.TO_PREPOSITION_HEADS):
-        # ("next to bowl", its article dropped, is no infinitive)
+                and doc[root.i - 2].lower_ in lex.TO_PREPOSITION_HEADS) and not (
+                root.i >= 2 and doc[root.i - 1].lower_ in lex.HEDGE_ADVERBS
+                and doc[root.i - 2].text == "," and all(c.i < root.i for c in root.children)):
+        # ("next to bowl", its article dropped, is no infinitive; nor is a bare guess after a
+        # comma: "resting on wooden surface, probably bench")
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS \
@@ -820,6 +838,9 @@ def _is_colour(token: Token) -> bool:
     if token.i >= 2 and doc[token.i - 1].lower_ == "of" and doc[token.i - 2].lower_ in \
             lex.PART_HEADS:
         return False  # "a few slices of orange" (whatever the tagger makes of it)
+    if _without_articles(doc) and token.dep_ == "conj" and _is_noun(token.head) and \
+            _category_of(token.head) is not None:
+        return False  # "fruits are apple, orange, and onion", its articles dropped
     if token.tag_ == "JJ" or token.dep_ in ("amod", "acomp", "compound", "advmod", "oprd"):
         return True
     neighbours = [t.lower_ for t in token.doc[max(token.i - 2, 0):token.i + 3] if t.i != token.i]
@@ -2011,10 +2032,14 @@ def _alternative(root: Token, category: str) -> _Decision | None:
             any(c.dep_ in ("nummod", "poss") or (c.dep_ == "det" and c.lower_ not in (
                 ("a", "an", "some") if some_other else ("a", "an"))) for c in second.children) or \
             not any(c.dep_ == "det" and c.lower_ in ("a", "an", "another")
-                    for c in first.children):
+                    for c in first.children) and not (
+                _without_articles(root.doc) and not _has_own_determiner(first)):
         return None
     other = first if second.i == root.i else second
     other_category = _category_of(other)
+    if other_category is None and _without_articles(root.doc):
+        return None  # article-less, only two objects: "ceramic bowl or vase", not "train or
+        # subway car"
     either = any(c.lower_ == "either" for c in first.children) or (
         first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
         c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
