@@ -2038,8 +2038,8 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     other = first if second.i == root.i else second
     other_category = _category_of(other)
     if other_category is None and _without_articles(root.doc):
-        return None  # article-less, only two objects: "ceramic bowl or vase", not "train or
-        # subway car"
+        return None  # without articles, only two vocabulary objects: "ceramic bowl or vase",
+        # not "train or subway car"
     either = any(c.lower_ == "either" for c in first.children) or (
         first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
         c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
