@@ -1690,7 +1690,7 @@ def _out_of_frame(predicate: Token) -> Token | None:
 
 
 def _is_presence_predicate(predicate: Token) -> bool:
-    if predicate.lower_ in lex.EXISTENCE_PREDICATES - {"be", "is", "are", "was", "were"}:
+    if predicate.lower_ in lex.EXISTENCE_PREDICATES - lex.BE_FORMS:
         return True
     if any(c.dep_ == "prep" and c.lower_ in ("in", "within") and any(
             g.dep_ == "pobj" and g.lower_ in lex.FRAME_WORDS for g in c.children)
@@ -2121,7 +2121,7 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                 child.i < predicate.i and subject.i < child.i:
             return child  # "a dog is probably sleeping next to him", "cars seemingly wait"
         if child.dep_ in ("acomp", "advmod") and child.lower_ in lex.HEDGE_ADVERBS and \
-                predicate.lower_ in ("is", "are", "was", "were", "be") and \
+                predicate.lower_ in lex.BE_FORMS and \
                 subject.i < child.i and any(
                     c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
                     or c.dep_ in ("advmod", "acomp") and c.i > child.i
@@ -2151,7 +2151,7 @@ def _there_pivot(subject: Token, participle: Token) -> bool:
     "there ... be", parsed as the subject of the participle after it."""
     be = participle.head
     return participle.dep_ in ("acomp", "xcomp", "ccomp") and participle.tag_ in ("VBG", "VBN") \
-        and be.lower_ in ("be", "is", "are", "was", "were", "being", "been") \
+        and be.lower_ in lex.BE_FORMS \
         and be.i < subject.i < participle.i and any(
             c.dep_ == "expl" for v in (be, be.head) for c in v.children)
 

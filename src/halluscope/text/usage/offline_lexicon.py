@@ -82,6 +82,8 @@ NEGATIVE_VERBS: frozenset[str] = verb_forms("lack") | {"devoid", "absent"}
 EMPTY_OF_ADJECTIVES: frozenset[str] = frozenset({"empty", "free", "clear", "bare"})
 # Predicates whose negation denies their subject's presence ("no people are visible", "the cat
 # is not present").
+# The forms of "be" (the lemmatizer is off: forms are matched as written).
+BE_FORMS: frozenset[str] = frozenset({"be", "is", "are", "was", "were", "being", "been"})
 EXISTENCE_PREDICATES: frozenset[str] = frozenset({
     "visible", "present", "seen", "shown", "found", "there", "around", "in", "spotted", "observed",
     "noticed", "apparent", "evident", "depicted", "pictured", "included", "be", "is", "are",
