@@ -405,6 +405,33 @@ NON_ASSERTIVE = [
     ("people walk past fence. bench nearby gives place for people to rest", "people", 1,
      "purpose"),
     ("woman holds cup or bowl near sink", "bowl", 0, "hedged"),  # alternatives, no articles
+    # Round 18: a bygone era; a negation over a whole list; the writer's belief, said
+    # impersonally; a clause on "likely"; stitched pictures; a with-phrase the parser hangs on
+    # the depicting verb; whoever a place is for, with their things; what a thing is put up to
+    # draw or keep off; a sentence-initial plural tagged a proper noun.
+    ("It captures a moment from the past when trains were a primary mode of transportation.",
+     "trains", 0, "generic"),
+    ("He is riding without a helmet or a backpack.", "backpack", 0, "negation"),
+    ("The man does not have a hat or an umbrella.", "umbrella", 0, "negation"),
+    ("A cat and a dog are not visible.", "dog", 0, "negation"),
+    ("The shelf is missing a vase.", "vase", 0, "negation"),
+    ("It can be assumed that a cat is hiding under the bed.", "cat", 0, "hedged"),
+    ("We can infer that a dog lives in the house.", "dog", 0, "hedged"),
+    ("It is likely that a cat sleeps here.", "cat", 0, "hedged"),
+    ("It is safe to assume that a dog lives here.", "dog", 0, "hedged"),
+    ("A pillow with an embroidered cat.", "cat", 0, "depictive"),
+    ("A framed photo shows a family with a dog.", "dog", 0, "depictive"),
+    ("It is a great place for families to walk a dog.", "dog", 0, "purpose"),
+    ("The park is a perfect place for people to walk their dogs.", "dogs", 0, "purpose"),
+    ("A bird feeder hangs from the tree to attract birds.", "birds", 0, "purpose"),
+    ("Zebras usually live in herds.", "Zebras", 0, "generic"),
+    ("A sign warning of cows crossing.", "cows", 0, "depictive"),
+    # A guess at an owner guesses at what the owner has; what is awaited to arrive is not
+    # there yet, though the caption named it before.
+    ("A bag lies on the sidewalk, possibly belonging to someone who parked their car nearby.",
+     "car", 0, "hedged"),
+    ("Pieces of luggage can be seen, as the people wait for their luggage to arrive.",
+     "luggage", 1, "purpose"),
 ]
 
 
@@ -658,6 +685,22 @@ EXISTENTIAL = [
     ("A man holds a plate with a pizza on it.", "pizza", 0),
     ("The image shows a wooden table with two bananas on it.", "bananas", 0),
     ("photo shows inside of busy train or subway car at night", "train", 0),  # one compound
+    # Round 18's hard negatives: a negation that only limits a quantity; "the people" after one
+    # man are more than him, but "the man" again is the same man; goods for sale are there; a
+    # dog missing a frisbee fails to catch it; an embroidered tie is a tie; the sign's text
+    # ends before "with".
+    ("There are not many cars on the street.", "cars", 0),
+    ("There are no more than two people.", "people", 0),
+    ("A man stands in the field. He is waving at the man's friend, and the people nearby "
+     "watch.", "people", 0),
+    ("The shelf is filled with items for sale, such as vases and clocks.", "vases", 0),
+    ("The dog is missing the frisbee.", "frisbee", 0),
+    ("He wears an embroidered tie.", "tie", 0),
+    ("The sign reads 'Stop', with a car parked next to it.", "car", 0),
+    ("The man waits by the door. He does not have the cup or a bottle.", "cup", 0),
+    ("A train approaches the crossing. A truck has stopped, waiting for the train to pass.",
+     "train", 1),
+    ("A bag, probably belonging to the man who left his bike here.", "bike", 0),
 ]
 
 

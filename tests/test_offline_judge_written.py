@@ -44,8 +44,8 @@ def test_written_file_is_well_formed():
 def test_offline_judge_on_written_vlm_captions(judge):
     figures = usage_figures(scored_pairs(judge, WRITTEN, whole_word_offset))
     print("offline judge on usage_written:", figures)
-    # Measured (tuning figures): 12,944 scored mentions, 97.1% agreement, recall 93.9%, precision
-    # 97.0%; floors a little under them.
+    # Measured (tuning figures, round 18's rules): 12,944 scored mentions, 97.5% agreement,
+    # recall 95.2%, precision 97.1%; floors a little under them.
     assert figures["mentions"] >= 12800
     assert figures["agreement"] >= 0.96
     assert figures["recall"] >= 0.93

@@ -40,7 +40,13 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
   the object (", which is mounted on the wall") asserts it. A hedge on a whole clause ("it appears
   that a cat is ...") covers its subject.
 * A person word refers back only to the same word, a general one ("the person") or, for a plural,
-  to a group asserted before: "the women" after "a man" are other people.
+  to a group or to two people asserted before: "the women" after "a man" are other people, and so
+  are "the people" after him alone.
+* A negation that only limits a quantity ("not many cars", "no more than two people") denies
+  nothing; a negated predicate denies its whole list ("does not have a hat or an umbrella").
+* What belongs to someone a hedge or purpose only supposes is supposed too ("possibly belonging
+  to someone who parked their car", "a place for people to walk their dogs"); what someone waits
+  for "to arrive" is not there yet, even if named before.
 * What a depicted figure holds is depicted ("a statue of a child holding a teddy bear"), and a
   definite reference to a toy ("a toy carrot ... the carrot") is the toy. A shape or figure that
   "could be" or "appears to be" something is a thing not yet made out, so it is hedged, while a
@@ -284,6 +290,15 @@ def _first_conjunct(token: Token) -> Token:
     return token
 
 
+def _list_start(token: Token) -> Token:
+    """The first item of the list of nouns `token` ends, joined by commas, "and" or "or" (not
+    "but"): "backpack" in "without a helmet or a backpack" -> "helmet"."""
+    while token.dep_ == "conj" and _is_noun(token.head) and token.head.i < token.i and not any(
+            t.lower_ in ("but", "yet") for t in token.doc[token.head.i + 1:token.i]):
+        token = token.head
+    return token
+
+
 def _and_conjunct(conjunct: Token) -> bool:
     """Joined by "and" to the phrase before, and not "other" things: "the cups and plates"."""
     words = {t.lower_ for t in conjunct.doc[conjunct.head.i + 1:conjunct.i]}
@@ -301,13 +316,14 @@ class _Discourse:
     depicted: set[str] = field(default_factory=set)  # categories seen as depictions
     toy_words: set[str] = field(default_factory=set)  # "a toy carrot": a representation
     plural_people: bool = False  # a group of people asserted ("several people walking")
+    people_asserted: int = 0  # people asserted so far, a plural counting as two
 
     def revise(self, decision: _Decision, span: Span, mention: Mention) -> _Decision:
         """`decision` (the sentence's rules) revised by the discourse, which then records it."""
         root, category = span.root, mention.category
         if (decision.usage == "non_assertive" and decision.reason not in (
                 "hypothetical-purpose", "negated-presence", "out-of-frame", "nowhere-seen",
-                "absent", "gone", "retracted")
+                "absent", "gone", "retracted", "awaited-arrival")
                 and _refers_back(root, mention, self)
                 and (decision.subtype != "depictive" or _beside_content(root))):
             decision = _Decision("existential", reason="anaphor")
@@ -368,11 +384,14 @@ class _Discourse:
             self.depicted.add("bear")
             self.toy_words.update(("bear", "bears"))
         if decision.usage == "existential":
+            new_person = category == "person" and not _refers_back(root, mention, self)
             self.asserted.add(category)
             if not _kind_possessive(root):
                 self.asserted_words.add(mention.word.lower())
-                self.plural_people |= category == "person" and (
-                    root.tag_ == "NNS" or mention.word.lower() in ("people", "persons"))
+                plural = root.tag_ == "NNS" or mention.word.lower() in ("people", "persons")
+                self.plural_people |= category == "person" and plural
+                if new_person:  # ("the man" said again is the same man)
+                    self.people_asserted += 2 if plural else 1
         return decision
 
 
@@ -479,6 +498,9 @@ def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
         # People come in many kinds: "the women" after "a man" are other people, unless the
         # caption named them so before; "the pedestrians" can be "several people walking".
         return False
+    if mention.category == "person" and seen.people_asserted < 2 and (
+            token.tag_ == "NNS" or word in ("people", "persons")):
+        return False  # "a man ... seating for the people attending the event": more than him
     article = any(c.dep_ in ("det", "predet") and c.lower_ in lex.DEFINITE_ARTICLES
                   for c in phrase.children)
     return article or word in seen.asserted_words
@@ -539,7 +561,9 @@ def _is_definite(token: Token) -> bool:
         if child.dep_ == "poss" or (child.dep_ in ("det", "predet")
                                     and child.lower_ in lex.DEFINITE_DETERMINERS):
             return True
-    return token.tag_.startswith("NNP") or _said_again(token)
+    # (A capitalised first word is often tagged a proper noun: "Zebras usually live in herds.")
+    proper = token.tag_.startswith("NNP") and token.i != token.sent.start
+    return proper or _said_again(token)
 
 
 def _np_top(root: Token) -> Token:
@@ -1106,6 +1130,12 @@ def _depiction_step(child: Token, head: Token, category: str
         if subject is not None and subject.lower_ in lex.NOTICE_NOUNS:
             # "a sign indicates that dogs must be kept on a leash": what the sign says.
             return subject.left_edge, notice_verb, "text-content"
+    if child.dep_ == "pobj" and head.lower_ in ("of", "about") and \
+            head.head.lower_ in lex.NOTICE_VERBS and getattr(
+                _showing_subject(head.head), "lower_", None) in lex.NOTICE_NOUNS:
+        # "a sign warning of cows crossing", "a notice reminds guests about dogs": what it says
+        subject = _showing_subject(head.head)
+        return (subject.left_edge if subject.i < head.i else head.head), head, "text-content"
     placed_by = head.dep_ == "pobj" and head.head.lower_ in lex.LOCATIVE_PREPOSITIONS - {
         "in", "on"}  # "a bench under the mural, where a woman sits": a place near it
     if child.dep_ == "relcl" and not placed_by and (head.lower_ in lex.STORY_NOUNS or
@@ -1166,8 +1196,13 @@ def _depiction_step(child: Token, head: Token, category: str
     misplaced_of = child.dep_ == "prep" and child.lower_ == "of" and any(
         c.dep_ == "dobj" and c.i == child.i - 1 and c.lower_ in
         lex.DEPICTION_NOUNS for c in head.children)  # "displays the silhouette | of a cow"
-    if (child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") or misplaced_of) \
-            and head.lower_ in lex.DEPICTING_VERBS and child.i > head.i:
+    # "a framed photo shows a family with a dog": the parser can hang the object's "with" on
+    # the verb (not "showing a game, with a couch in front of it": the room's).
+    object_with = child.dep_ == "prep" and child.lower_ == "with" and \
+        head.lower_ not in lex.TEXT_VERBS and any(c.dep_ == "dobj" and c.right_edge.i + 1 ==
+                                                  child.i for c in head.children)
+    if (child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") or misplaced_of
+            or object_with) and head.lower_ in lex.DEPICTING_VERBS and child.i > head.i:
         subject = _showing_subject(head)
         if head.lower_ in lex.TEXT_VERBS:
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
@@ -1419,6 +1454,8 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     conjunct = root
     while True:
         for token in doc[conjunct.left_edge.i:conjunct.i]:
+            if _limits_quantity(token):
+                continue
             if token.lower_ in lex.NEGATIVE_DETERMINERS or (
                     token.lower_ in ("not", "never") and token.i + 1 < len(doc)
                     and doc[token.i + 1].lower_ not in lex.NOT_FOLLOWERS_THAT_CANCEL):
@@ -1462,8 +1499,9 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
             if det.dep_ == "det" and det.lower_ in lex.NEGATIVE_DETERMINERS and det.i < root.i:
                 return _Decision("non_assertive", "negation", _chars(det, root),
                                  "negative-determiner")
-    if top.dep_ == "pobj" and head.lower_ in lex.NEGATIVE_PREPOSITIONS:
-        return _Decision("non_assertive", "negation", _chars(head, root), "without")
+    listed = _np_top(_list_start(root))  # "without a helmet or a backpack": both denied
+    if listed.dep_ == "pobj" and listed.head.lower_ in lex.NEGATIVE_PREPOSITIONS:
+        return _Decision("non_assertive", "negation", _chars(listed.head, root), "without")
     if top.dep_ == "pobj" and (head.lower_ == "of" and any(
             c.lower_ == "instead" for c in head.children) or head.lower_ == "than" and any(
             c.lower_ == "rather" for c in head.children)):
@@ -1493,10 +1531,29 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
             head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS
             or head.head.lower_ in lex.EMPTY_OF_ADJECTIVES):  # "empty of cars"
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
-    if top.dep_ == "dobj" and head.lower_ in lex.NEGATIVE_VERBS:
-        return _Decision("non_assertive", "negation", _chars(head, root), "lack")
-    return _verbal_negation(top, root) or _retracted(top, root) or _gone(top, root) or \
-        _no_before(span)
+    if listed.dep_ == "dobj" and (listed.head.lower_ in lex.NEGATIVE_VERBS or (
+            listed.head.lower_ == "missing" and any(c.dep_ == "aux" and c.lower_ in lex.BE_FORMS
+                                                    for c in listed.head.children)
+            and not _is_animate(_subject_of(listed.head) or listed.head))):
+        # "lacks a television", "the shelf is missing a vase" (not "he missed the ball", "the
+        # dog is missing the frisbee": failing to catch it)
+        return _Decision("non_assertive", "negation", _chars(listed.head, root), "lack")
+    denied = _verbal_negation(top, root)
+    if denied is None and listed.i != top.i:
+        # "does not have a hat or an umbrella", "a cat and a dog are not visible": the
+        # predicate denies the whole list (not "possibly a giraffe or a truck that is outside
+        # the frame": a guess at what is out there)
+        denied = _verbal_negation(listed, root)
+        denied = denied if denied is not None and denied.reason in (
+            "negated-predicate", "negated-presence", "absent") else None
+    return denied or _retracted(top, root) or _gone(top, root) or _no_before(span)
+
+
+def _limits_quantity(negation: Token) -> bool:
+    """A "no"/"not" that only limits a quantity: "not many cars", "no more than two people"."""
+    following = [t.lower_ for t in negation.doc[negation.i + 1:negation.i + 3]] + ["", ""]
+    return following[0] in lex.LIMITED_QUANTITIES or (
+        following[0] in lex.COMPARATIVE_QUANTITIES and following[1] == "than")
 
 
 def _no_before(span: Span) -> _Decision | None:
@@ -1565,7 +1622,8 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         relation, predicate = "pobj", predicate.head
     if predicate.i == top.i:
         return None
-    negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS]
+    negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS
+            and not _limits_quantity(c)]
     negs += [c for c in predicate.children if c.lower_ == "longer" and any(
         d.lower_ == "no" for d in c.children)]  # "no longer sells bottles"
     nowhere = next((c for c in predicate.children if c.lower_ == "nowhere"), None)
@@ -1775,9 +1833,13 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ in ("nsubj", "nsubjpass") and _has_aux_to(head):
             marks = [c for c in head.children if c.dep_ == "mark" and c.lower_ == "for"]
             if marks:
+                # What someone waits for to arrive is not there yet, whatever was said of it
+                # before ("... as they wait for their luggage to arrive"; a train they wait
+                # for "to pass" or "to come to a stop" is there).
                 subtype = "generic" if _generic_anchor(head.head) else "purpose"
                 return _Decision("non_assertive", subtype, _chars(marks[0], _clause_end(head)),
-                                 "for-subject-infinitive")
+                                 "awaited-arrival" if head.lower_ == "arrive"
+                                 else "for-subject-infinitive")
         if child.dep_ == "pcomp" and head.lower_ == "for":  # "for operating a television"
             if head.i > 0 and head.doc[head.i - 1].lower_ in lex.NON_PURPOSE_FOR_HEADS:
                 return None  # "except for one woman holding an umbrella"
@@ -1787,6 +1849,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ == "pobj" and head.lower_ == "for" and child.tag_ == "CD" and \
                 child.i != root.i:
             return None  # "a table for two with plates and glasses": a size, not a purpose
+        if child.dep_ == "pobj" and head.lower_ == "for" and child.i != root.i and \
+                child.lower_ in ("sale", "display", "rent"):
+            return None  # "items for sale, such as vases": goods on show are there
         if child.dep_ == "pobj" and head.lower_ == "for":
             decision = _for_phrase(head, root)
             if decision is not None:
@@ -1817,16 +1882,28 @@ def _purpose_rules(root: Token) -> _Decision | None:
                 c.dep_ == "aux" and c.lower_ in ("can", "could", "would") for c in head.children):
             # "the lot can accommodate many cars": what it has room for, not what is there.
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
+        if child.dep_ == "dobj" and head.lower_ in lex.INTENDED_EFFECT_VERBS and \
+                _has_aux_to(head) and child.i == top.i and not _is_definite(top):
+            # "hangs from the tree to attract birds" (not "to guide the cattle")
+            return _Decision("non_assertive", "purpose", _chars(head, root), "intended-effect")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
                 and _has_aux_to(head) and head.dep_ in ("xcomp", "advcl", "acl", "relcl",
                                                         "ccomp", "prep"):
             governor = head.head
-            if governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
-                    head.dep_ in ("acl", "relcl") and _is_noun(governor)):
-                if _is_possessed(top):
-                    # "ready to hit the ball with his racket": his racket is presupposed.
+            # "a great place for families to walk a dog": whoever comes (the parser can hang
+            # the clause on "is")
+            subject = _for_subject(head)
+            anyone = subject is not None and not _is_definite(subject)
+            governed = governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
+                head.dep_ in ("acl", "relcl") and _is_noun(governor))
+            if governed or anyone:
+                if _is_possessed(top) and not (anyone and any(
+                        c.dep_ == "poss" and c.lower_ in lex.POSSESSIVE_PRONOUNS
+                        for c in top.children)):
+                    # "ready to hit the ball with his racket": his racket is presupposed ("for
+                    # people to walk their dogs": anyone's dogs).
                     return _Decision("existential", reason="possessive-under-purpose")
                 if governor.lower_ in lex.READY_GOVERNORS and child.dep_ != "agent" and not any(
                         c.dep_ == "auxpass" for c in head.children):
@@ -1834,7 +1911,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
                     # cake": what someone is ready to act on is there; "ready to be enjoyed by
                     # someone" names a beneficiary.
                     return _Decision("existential", reason="ready-object")
-                cue = governor if governor.i < head.i else head
+                cue = head if governor.i > head.i else governor if governed else next(
+                    c for c in head.children if c.dep_ == "mark")
                 if _past_aside(cue, root):
                     return None  # "a bowl, likely used to mix the dough, and a bottle"
                 subtype = "generic" if _generic_anchor(governor) else "purpose"
@@ -1843,6 +1921,13 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ in _SUBJECT_DEPS and not _gerund_modifier(child, head):
             break  # a subject is outside the purpose of its own clause
     return None
+
+
+def _for_subject(verb: Token) -> Token | None:
+    """The subject of a "for X to ..." clause: "families" in "a place for families to walk"."""
+    if not any(c.dep_ == "mark" and c.lower_ == "for" for c in verb.children):
+        return None
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
 
 
 def _for_phrase(prep: Token, root: Token) -> _Decision | None:
@@ -2086,6 +2171,17 @@ def _open_question(root: Token, top: Token) -> _Decision | None:
     return None
 
 
+def _owner_unknown(noun: Token) -> bool:
+    """A pronoun's thing in a relative clause on "someone": "possibly belonging to someone who
+    parked their car nearby" guesses at the car as much as at its owner (not "a spot where
+    people walk their dogs": a habit's)."""
+    if not any(c.dep_ == "poss" and c.lower_ in lex.POSSESSIVE_PRONOUNS for c in noun.children):
+        return False
+    clause = next((h for _, h in _ancestors(noun) if h.dep_ == "relcl"), None)
+    return clause is not None and clause.head.lower_ in ("someone", "somebody", "anyone",
+                                                         "anybody")
+
+
 def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
     """The hedge on a main clause whose indefinite subject it covers: an epistemic modal ("a dog
     may be sleeping next to him") or a raising verb with a locative complement ("a horse appears
@@ -2318,9 +2414,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 head.i < child.i and not _clause_break(head, root) and \
                 not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
-        if head.lower_ in lex.BELIEF_VERBS and child.dep_ == "ccomp" and any(
-                c.dep_ == "nsubj" and c.lower_ in ("i", "we") for c in head.children) and \
-                not _own_definite(root, top):
+        if child.dep_ == "ccomp" and _writers_belief(head) and not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "belief")
         if child.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in lex.ADVERBIAL_MARKS
                                          for c in child.children):
@@ -2354,7 +2448,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return _Decision("existential", reason="type-hedge")
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
-        if _is_possessed(top) or _is_possessed(root) or _definite_set(root):
+        if (_is_possessed(top) or _is_possessed(root) or _definite_set(root)) and \
+                not _owner_unknown(top):
             # "looking at his phone": a possessive presupposes its noun, and so does a set
             # a part is taken from ("possibly belonging to one of the people"). "Likely belonging to
             # the person ..." does not: it is asserted only if the caption asserted that person
@@ -2387,10 +2482,11 @@ def _clause_hedge(clause: Token, subject: Token) -> Token | None:
             c.tag_ in ("WDT", "WP") for c in clause.children) else None
     if clause.dep_ == "advcl" and not _impression_mark(clause):
         return None
-    said_of = _subject_of(governor)
-    if governor.lower_ in lex.BELIEF_VERBS and said_of is not None and \
-            said_of.lower_ in ("i", "we", "one", "you"):
+    if _writers_belief(governor):
         return governor  # "I think there is a cat under the table"
+    if governor.lower_ in lex.HEDGE_ADJECTIVES and governor.dep_ == "acomp":
+        return governor  # "it is likely that a cat sleeps here" (the clause on "likely")
+    said_of = _subject_of(governor)
     if said_of is not None and said_of.lower_ not in ("it", "this") and not any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
         return None  # "children appear engaged as they play around kites flying": a mis-parse
@@ -2398,6 +2494,18 @@ def _clause_hedge(clause: Token, subject: Token) -> Token | None:
         return governor
     return next((c for c in governor.children if c.dep_ == "acomp"
                  and c.lower_ in lex.HEDGE_ADJECTIVES), None)
+
+
+def _writers_belief(verb: Token) -> bool:
+    """A verb of belief said by the writer: "I think", "we can infer", "one can assume", "it can
+    be assumed", "it is safe to assume" (not "the man thinks")."""
+    if verb.lower_ not in lex.BELIEF_VERBS:
+        return False
+    said_of = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if said_of is None:
+        return _has_aux_to(verb)
+    return said_of.lower_ in ("i", "we", "one", "you") or said_of.lower_ == "it" and any(
+        c.dep_ == "auxpass" for c in verb.children)
 
 
 def _impression_mark(clause: Token) -> bool:
@@ -2572,6 +2680,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(top.head, root), "typical-kind")
     if _kind_statement(top):
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
+    era = _past_era(top)
+    if era is not None:
+        return _Decision("non_assertive", "generic", _chars(era, root), "past-era")
     verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
     if top.dep_ in ("nsubj", "nsubjpass") and any(
             c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs + [top]
@@ -2603,6 +2714,20 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
                 return _Decision("non_assertive", "generic", _chars(when, root), "when-habitual")
             return None  # habitual adverbs scope over their own clause only
     return None
+
+
+def _past_era(subject: Token) -> Token | None:
+    """The time noun of "the past when trains were the main way to travel", "the days when
+    horses pulled carts": a bare plural in the past of a bygone era is the kind, then."""
+    verb = subject.head
+    if subject.dep_ not in ("nsubj", "nsubjpass") or subject.tag_ != "NNS" or \
+            _has_own_determiner(subject) or not (verb.tag_ == "VBD" or any(
+                c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in verb.children)):
+        return None
+    when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
+                 and c.i < subject.i), None)
+    era = subject.doc[when.i - 1] if when is not None and when.i > 0 else None
+    return era if era is not None and era.lower_ in lex.ERA_NOUNS else None
 
 
 def _when_habit(verb: Token) -> Token | None:

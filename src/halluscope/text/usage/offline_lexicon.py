@@ -74,6 +74,10 @@ VERB_NEGATIONS: frozenset[str] = frozenset({"not", "n't", "n’t", "never"})
 # "not only/just X" and "not far from X" do not deny X.
 NOT_FOLLOWERS_THAT_CANCEL: frozenset[str] = frozenset({"only", "just", "merely", "far", "too",
                                                        "quite", "very", "necessarily"})
+# Quantities a negation only limits, leaving some there: "not many cars", "no more than two
+# people", "not all of the chairs".
+LIMITED_QUANTITIES: frozenset[str] = frozenset({"many", "much", "all", "every"})
+COMPARATIVE_QUANTITIES: frozenset[str] = frozenset({"more", "fewer", "less"})  # (+ "than")
 # Prepositions and nouns whose object is denied: "without any people", "the absence of cars".
 NEGATIVE_PREPOSITIONS: frozenset[str] = frozenset({"without"})
 NEGATIVE_NOUNS: frozenset[str] = frozenset({"absence", "lack"})
@@ -157,7 +161,7 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
-    "engraved", "etched",
+    "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted",
 }) | ANIMAL_LIKENESS_MODIFIERS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -169,9 +173,12 @@ MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden"
                                                 "glass", "decorative", "stuffed", "rubber",
                                                 "plush"}) | ANIMAL_LIKENESS_MODIFIERS
 # Modifiers that make a picture of a living thing but only decorate any other thing: "an
-# embossed horse" is a picture, "an engraved clock" a clock. ("painted" only before a material:
-# "a teal-painted wooden bench" is a bench, "a painted bicycle on the window" a picture.)
-DECORATING_MODIFIERS: frozenset[str] = frozenset({"embossed", "engraved", "etched"})
+# embossed horse" is a picture, "an engraved clock" a clock, "an embroidered cat" a stitched
+# picture and "an embroidered tie" a tie. ("painted" only before a material: "a teal-painted
+# wooden bench" is a bench, "a painted bicycle on the window" a picture.)
+DECORATING_MODIFIERS: frozenset[str] = frozenset({"embossed", "engraved", "etched",
+                                                  "embroidered", "stitched", "crocheted",
+                                                  "knitted"})
 ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
@@ -351,6 +358,11 @@ INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
 INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
     "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
     "request", "order", "hope")
+# Verbs whose object, in a to-infinitive of purpose, is what a thing is meant to draw, keep off
+# or direct, not something there: "a feeder hangs from the tree to attract birds", "cones placed
+# to guide cars".
+INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", "lure",
+                                                   "scare", "guide", "warn", "alert")
 # Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
@@ -372,6 +384,10 @@ PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
     "essential", "appropriate", "fit", "made", "built", "set", "prepared", "waiting", "accessible",
 })
 # --- generic / habitual -----------------------------------------------------------------------
+# Time nouns a past when-clause names a bygone era with: "the days when trains were ..." (not
+# "time": "taken at a time when cars were parked" is the photograph's moment).
+ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "days", "past", "age", "century",
+                                       "decades"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
     "usually", "typically", "often", "generally", "commonly", "normally", "frequently",
     "traditionally", "regularly", "customarily", "sometimes", "occasionally", "always",
@@ -528,6 +544,7 @@ DEFINITE_DETERMINERS: frozenset[str] = frozenset({"the", "this", "that", "these"
                                                   "its", "his", "her", "their", "our", "my",
                                                   "your", "whose"})
 DEFINITE_ARTICLES: frozenset[str] = frozenset({"the", "this", "that", "these", "those"})
+POSSESSIVE_PRONOUNS: frozenset[str] = frozenset({"its", "his", "her", "their"})
 # Nouns through whose "of"-complement scope passes: "a group of people", "no signs of cars".
 PARTITIVE_NOUNS: frozenset[str] = frozenset({
     "group", "groups", "pair", "pairs", "couple", "number", "lot", "lots", "bunch", "bunches",
@@ -617,9 +634,11 @@ READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "pr
 # What a depiction "includes" is its content: "the painting on the board includes a cat".
 CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict",
                                            "list")
-# First-person belief: "I think there is a cat", "we believe a dog is there".
-BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume") | {
-    "thought", "believed"}
+# The writer's belief: "I think there is a cat", "we can infer that a dog lives here", "it can
+# be assumed that ...".
+BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume",
+                                          "presume", "suppose", "infer", "speculate",
+                                          "deduce") | {"thought", "inferred"}
 # Words that make a phrase a further instance, not the one already named: "a second cat",
 # "another person", "more birds".
 NEW_INSTANCE_WORDS: frozenset[str] = frozenset({"another", "other", "additional", "more",
