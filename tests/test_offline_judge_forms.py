@@ -432,6 +432,15 @@ NON_ASSERTIVE = [
      "car", 0, "hedged"),
     ("Pieces of luggage can be seen, as the people wait for their luggage to arrive.",
      "luggage", 1, "purpose"),
+    ("There might be kids and their dogs nearby.", "dogs", 0, "hedged"),
+    # What the kind does, said of the one in the picture; a habit, not a purpose.
+    ("The horse is grazing, which horses do for most of the day.", "horses", 0, "generic"),
+    ("Like many giraffes, this one has a long neck.", "giraffes", 0, "generic"),
+    ("It is common for people to bring their dogs to the beach.", "dogs", 0, "generic"),
+    ("The cat curled up in the sun, like most cats do.", "cats", 0, "generic"),
+    ("The phone's wallpaper is a photo of a dog.", "dog", 0, "depictive"),
+    ("The scattered toys suggest that children and their dogs play here.", "dogs", 0, "hedged"),
+    ("The open door hints at the presence of a cat.", "cat", 0, "hedged"),
 ]
 
 
@@ -701,6 +710,12 @@ EXISTENTIAL = [
     ("A train approaches the crossing. A truck has stopped, waiting for the train to pass.",
      "train", 1),
     ("A bag, probably belonging to the man who left his bike here.", "bike", 0),
+    # A hedge's evidence is asserted.
+    ("This is probably a hotel room, given the bed and the tv.", "tv", 0),
+    ("It is probably a kitchen, as evidenced by the oven.", "oven", 0),
+    ("Like many people in the park, the man is jogging.", "people", 0),  # those there
+    ("The main subject is a picture of a cat.", "cat", 0),  # the captioned image
+    ("A man is trying to guide a horse across the river.", "horse", 0),  # acting on it
 ]
 
 

@@ -35,10 +35,11 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
   ... food for the cat": the second cat is existential).
 * Compounds whose head is a part of the object ("toilet seat", "car door", "pizza slice") assert
   the object; any other compound head ("bus stop", "dog food", "ski lift") makes it not_object.
-* A hedge's reach ends at a semicolon or dash, at a reason or time clause ("since ...") and at a
-  definite place ("might be hiding under the bed"); a non-restrictive relative clause that places
-  the object (", which is mounted on the wall") asserts it. A hedge on a whole clause ("it appears
-  that a cat is ...") covers its subject.
+* A hedge's reach ends at a semicolon or dash, at a reason or time clause ("since ..."), at its
+  evidence (", given the bed and the TV") and at a definite place ("might be hiding under the
+  bed"); a non-restrictive relative clause that places the object (", which is mounted on the
+  wall") asserts it. A hedge on a whole clause ("it appears that a cat is ...") covers its
+  subject.
 * A person word refers back only to the same word, a general one ("the person") or, for a plural,
   to a group or to two people asserted before: "the women" after "a man" are other people, and so
   are "the people" after him alone.
@@ -1362,6 +1363,12 @@ def _frame_in_scene(noun: Token) -> bool:
         if noun.dep_ == "conj" and noun.head.dep_ in ("acomp", "attr") and any(
                 c.dep_ == "nsubj" and c.lower_ in lex.IMAGE_NOUNS for c in noun.head.head.children):
             return False
+    said_of = _subject_of(noun.head) if noun.dep_ == "attr" else None
+    if said_of is not None and said_of.tag_ in ("NN", "NNS") and said_of.lower_ not in \
+            lex.IMAGE_NOUNS | lex.FRAME_NOUNS | lex.FRAME_WORDS | {"subject", "focus"}:
+        # "the phone's wallpaper is a photo of a dog" (not "the image is a photo of a dog",
+        # "the main subject is a picture of a cat": the captioned image)
+        return True
     start = _sentence_start(noun)
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -1883,8 +1890,10 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "the lot can accommodate many cars": what it has room for, not what is there.
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENDED_EFFECT_VERBS and \
-                _has_aux_to(head) and child.i == top.i and not _is_definite(top):
-            # "hangs from the tree to attract birds" (not "to guide the cattle")
+                _has_aux_to(head) and child.i == top.i and not _is_definite(top) and \
+                not _is_animate(_subject_of(head.head) or head.head):
+            # "a feeder hangs from the tree to attract birds" (not "to guide the cattle", "a
+            # man is trying to guide a horse": someone acting on what is there)
             return _Decision("non_assertive", "purpose", _chars(head, root), "intended-effect")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
@@ -1995,9 +2004,12 @@ def _in_case(clause: Token) -> bool:
 
 
 def _generic_anchor(token: Token) -> bool:
-    """ "a popular spot": what it is for is a habit of people in general."""
+    """ "a popular spot", "it is common for people to ...": what it is for is a habit of people
+    in general."""
     return token.lower_ in lex.GENERIC_ADJECTIVES or any(
-        c.dep_ == "amod" and c.lower_ in lex.GENERIC_ADJECTIVES for c in token.children)
+        c.dep_ == "amod" and c.lower_ in lex.GENERIC_ADJECTIVES
+        or c.dep_ == "acomp" and c.lower_ in lex.GENERIC_INFINITIVE_GOVERNORS
+        for c in token.children)
 
 
 def _has_enough(token: Token) -> bool:
@@ -2041,7 +2053,9 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
     clause = top.head
     if top.dep_ in ("nsubj", "nsubjpass") and clause.dep_ == "advcl" and \
             _impression_mark(clause) and (not _is_definite(top)
-                                          or _described_agent(top)):
+                                          or _described_agent(top)) and not any(
+                c.lower_ in ("most", "many", "all") for c in top.children):
+        # (not "like most cats do": the kind, `_generic`)
         mark = next(c for c in clause.children if c.dep_ == "mark")
         return _Decision("non_assertive", "hedged", _chars(mark, root), "as-if")
     start = _sentence_start(root)
@@ -2172,11 +2186,14 @@ def _open_question(root: Token, top: Token) -> _Decision | None:
 
 
 def _owner_unknown(noun: Token) -> bool:
-    """A pronoun's thing in a relative clause on "someone": "possibly belonging to someone who
-    parked their car nearby" guesses at the car as much as at its owner (not "a spot where
-    people walk their dogs": a habit's)."""
+    """A pronoun's thing owned by someone the hedge guesses at: "possibly belonging to someone
+    who parked their car nearby", "there might be kids and their dogs" guess at the car and the
+    dogs as much as at their owners (not "a spot where people walk their dogs": a habit's; not
+    "the man and his dog")."""
     if not any(c.dep_ == "poss" and c.lower_ in lex.POSSESSIVE_PRONOUNS for c in noun.children):
         return False
+    if noun.dep_ == "conj" and _is_noun(noun.head) and not _is_definite(noun.head):
+        return True  # "there might be kids and their dogs nearby": the kids' dogs
     clause = next((h for _, h in _ancestors(noun) if h.dep_ == "relcl"), None)
     return clause is not None and clause.head.lower_ in ("someone", "somebody", "anyone",
                                                          "anybody")
@@ -2385,7 +2402,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 continue  # "might be watching trains pass by": what the watching takes in
             if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
                     and head.head.i < head.i and not _clause_break(head.head, root) \
-                    and (not _own_definite(root, top) or _described_agent(top)):
+                    and (not _own_definite(root, top) or _described_agent(top)
+                         or _owner_unknown(top)):
                 # (Not "a laptop rests on a suitcase; this suggests ...": the parser can hang
                 # the clause before on the inference verb.)
                 return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
@@ -2410,15 +2428,20 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 return _Decision("non_assertive", "hedged", _chars(cue, root) if cue.i < root.i
                                  else _chars(root, cue), "hedged-presence")
             return None
-        if head.lower_ in lex.INFERENCE_VERBS and child.dep_ in ("ccomp", "dobj") and \
+        if head.lower_ in lex.INFERENCE_VERBS and (child.dep_ in ("ccomp", "dobj") or (
+                child.dep_ == "prep" and child.lower_ == "at")) and \
                 head.i < child.i and not _clause_break(head, root) and \
-                not _own_definite(root, top):
+                (not _own_definite(root, top) or _owner_unknown(top)):
+            # "suggests that children and their dogs play here", "hints at a cat"
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
         if child.dep_ == "ccomp" and _writers_belief(head) and not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "belief")
         if child.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in lex.ADVERBIAL_MARKS
                                          for c in child.children):
             return None  # "they may have arrived late, since chairs can be seen": its own claim
+        if (child.lower_ in lex.EVIDENCE_WORDS and child.i > 0
+                and child.doc[child.i - 1].text == ",") or child.lower_ == "evidenced":
+            return None  # "probably a hotel room, given the bed and the TV": the evidence
         if child.dep_ == "relcl" and _is_noun(head) and child.left_edge.i > 0 and \
                 child.doc[child.left_edge.i - 1].text == ",":
             # "a person, possibly a man, who is also holding a phone": the hedge is on who
@@ -2670,16 +2693,26 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(root, clause), "habit-relative")
     typical = next((c for c in root.children if c.dep_ == "amod" and c.lower_ in
                     lex.TYPICAL_ADJECTIVES), None)
-    if top.dep_ in ("pobj", "nsubj") and any(c.lower_ == "most" and c.dep_ in ("amod", "det")
-                                             for c in top.children) and any(
-            t.lower_ in ("like", "as") for t in top.doc[max(0, top.left_edge.i - 1):top.i]):
-        # "curled up in the sun, like most cats do"
+    if top.dep_ in ("pobj", "nsubj") and any(c.lower_ in ("most", "many", "all") and c.dep_ in (
+            "amod", "det") for c in top.children) and any(
+            t.lower_ in ("like", "as") for t in top.doc[max(0, top.left_edge.i - 1):top.i]) \
+            and not any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS and any(
+                g.dep_ == "pobj" and _is_definite(g) for g in c.children)
+                or c.lower_ in ("here", "there") for c in top.children):
+        # "curled up in the sun, like most cats do", "like most people at a ballpark" (not
+        # "like many people in the park": those there)
         return _Decision("non_assertive", "generic", _chars(top.left_edge, root), "like-most")
     if typical is not None and top.dep_ == "pobj" and top.head.lower_ in ("like", "as"):
         # "yellow, like a typical school bus": a comparison with the kind.
         return _Decision("non_assertive", "generic", _chars(top.head, root), "typical-kind")
     if _kind_statement(top):
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-statement")
+    if top.i == root.i and root.dep_ == "nsubj" and root.tag_ == "NNS" and \
+            not _has_own_determiner(root) and clause.dep_ == "relcl" and \
+            clause.tag_ == "VBP" and clause.head.tag_.startswith("VB") and any(
+                c.lower_ == "which" and c.dep_ == "dobj" for c in clause.children):
+        # "the horse is grazing, which horses do most of the day": what the kind does
+        return _Decision("non_assertive", "generic", _chars(root, clause), "kind-habit")
     era = _past_era(top)
     if era is not None:
         return _Decision("non_assertive", "generic", _chars(era, root), "past-era")

@@ -536,6 +536,9 @@ COLOUR_WORDS: frozenset[str] = frozenset({
 # ("they may have arrived late, since more chairs can be seen").
 ADVERBIAL_MARKS: frozenset[str] = frozenset({"since", "because", "although", "though", "while",
                                              "whereas", "when", "after", "before", "once"})
+# Words opening an aside that gives a hedge's evidence, which the caption asserts: "probably a
+# hotel room, given the bed and the TV", ", judging by the camera", ", based on the oven".
+EVIDENCE_WORDS: frozenset[str] = frozenset({"given", "judging", "based", "considering"})
 # Punctuation that ends a hedge's reach inside one parsed sentence (run-on captions).
 CLAUSE_BREAKS: frozenset[str] = frozenset({";", "–", "—", "--"})
 
