@@ -441,6 +441,9 @@ NON_ASSERTIVE = [
     ("The phone's wallpaper is a photo of a dog.", "dog", 0, "depictive"),
     ("The scattered toys suggest that children and their dogs play here.", "dogs", 0, "hedged"),
     ("The open door hints at the presence of a cat.", "cat", 0, "hedged"),
+    # A sport named after the kind of thing raced.
+    ("The image captures the thrilling nature of motorcycle racing.", "motorcycle", 0,
+     "generic"),
 ]
 
 

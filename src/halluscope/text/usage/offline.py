@@ -843,6 +843,9 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if _category_of(head) == category or head.lower_ in lex.ANY_SAME_OBJECT_HEADS or \
             head.lower_ in lex.SAME_OBJECT_HEADS.get(category, ()):
         return None  # "a pickup truck", "a sub sandwich", "pizza pies": the object itself
+    if head.lower_ == "racing":
+        # "the thrilling nature of motorcycle racing": the sport, raced on the kind of thing
+        return _Decision("non_assertive", "generic", _chars(root, head), "sport-of-kind")
     return _Decision("not_object", cue=_chars(root, head), reason="compound-modifier")
 
 
