@@ -2057,7 +2057,7 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
     if top.dep_ in ("nsubj", "nsubjpass") and clause.dep_ == "advcl" and \
             _impression_mark(clause) and (not _is_definite(top)
                                           or _described_agent(top)) and not any(
-                c.lower_ in ("most", "many", "all") for c in top.children):
+                c.lower_ in lex.KIND_QUANTIFIERS for c in top.children):
         # (not "like most cats do": the kind, `_generic`)
         mark = next(c for c in clause.children if c.dep_ == "mark")
         return _Decision("non_assertive", "hedged", _chars(mark, root), "as-if")
@@ -2696,7 +2696,7 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "generic", _chars(root, clause), "habit-relative")
     typical = next((c for c in root.children if c.dep_ == "amod" and c.lower_ in
                     lex.TYPICAL_ADJECTIVES), None)
-    if top.dep_ in ("pobj", "nsubj") and any(c.lower_ in ("most", "many", "all") and c.dep_ in (
+    if top.dep_ in ("pobj", "nsubj") and any(c.lower_ in lex.KIND_QUANTIFIERS and c.dep_ in (
             "amod", "det") for c in top.children) and any(
             t.lower_ in ("like", "as") for t in top.doc[max(0, top.left_edge.i - 1):top.i]) \
             and not any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS and any(

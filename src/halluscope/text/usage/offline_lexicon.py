@@ -388,6 +388,8 @@ PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
 # "time": "taken at a time when cars were parked" is the photograph's moment).
 ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "days", "past", "age", "century",
                                        "decades"})
+# Quantifiers that make a comparison with the kind: "like most cats do", "like many giraffes".
+KIND_QUANTIFIERS: frozenset[str] = frozenset({"most", "many", "all"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
     "usually", "typically", "often", "generally", "commonly", "normally", "frequently",
     "traditionally", "regularly", "customarily", "sometimes", "occasionally", "always",
