@@ -444,6 +444,22 @@ NON_ASSERTIVE = [
     # A sport named after the kind of thing raced.
     ("The image captures the thrilling nature of motorcycle racing.", "motorcycle", 0,
      "generic"),
+    # Round 19: an alternative outside the vocabulary still leaves open which thing it is.
+    ("A man is riding a horse or a donkey.", "horse", 0, "hedged"),
+    ("A dog or a small fox sits near the dunes.", "dog", 0, "hedged"),
+    # The adverb the parser hangs on the place; what a kind is known for doing; the thing
+    # guessed at, referred back to in the same sentence.
+    ("A cat is presumably under the table.", "cat", 0, "hedged"),
+    ("The dog is a breed known for herding sheep.", "sheep", 0, "generic"),
+    ("A laptop lies on a seat, likely inside a train, with reflections of the train's "
+     "windows on its screen.", "train", 1, "hedged"),
+    ("A laptop lies on a seat, likely inside a train, with reflections of the train's "
+     "windows on its screen.", "train", 0, "hedged"),
+    # Where the camera is guessed to be; what someone tries to find.
+    ("The image appears to be taken from inside a car.", "car", 0, "hedged"),
+    ("She is trying to find a taxi.", "taxi", 0, "purpose"),
+    ("A man is waiting to hail a cab.", "cab", 0, "purpose"),
+    ("Toy figures of a man and a dog sit on the table.", "man", 0, "depictive"),
 ]
 
 
@@ -719,6 +735,21 @@ EXISTENTIAL = [
     ("Like many people in the park, the man is jogging.", "people", 0),  # those there
     ("The main subject is a picture of a cat.", "cat", 0),  # the captioned image
     ("A man is trying to guide a horse across the river.", "horse", 0),  # acting on it
+    # Two kinds of person are still a person.
+    ("There is a woman or a girl holding an umbrella.", "woman", 0),
+    ("The farm is known for herding the sheep on its hills.", "sheep", 0),
+    ("The photo seems to be taken inside a bus.", "bus", 0),  # the kind of scene
+    ("The woman tries to catch a frisbee.", "frisbee", 0),  # it is in the air
+    ("He is trying to find his phone.", "phone", 0),
+    ("The figure of a man appears in the doorway.", "man", 0),  # the man himself
+    # A hedge's reason, and a detail after an inference, are asserted.
+    ("The man might be a chef, as he is standing near an oven.", "oven", 0),
+    ("The scene could be at a station, as there are benches and a clock.", "clock", 0),
+    ("The scene suggests a birthday party, with a cake on the table.", "cake", 0),
+    ("The child is possibly the man's son, holding a kite.", "kite", 0),
+    # A later sentence about the thing asserts it.
+    ("A man appears to be watching television. The television's screen is bright.",
+     "television", 1),
 ]
 
 

@@ -316,6 +316,7 @@ class _Discourse:
     asserted_words: set[str] = field(default_factory=set)
     depicted: set[str] = field(default_factory=set)  # categories seen as depictions
     toy_words: set[str] = field(default_factory=set)  # "a toy carrot": a representation
+    hedged: dict[str, int] = field(default_factory=dict)  # category guessed at -> sentence
     plural_people: bool = False  # a group of people asserted ("several people walking")
     people_asserted: int = 0  # people asserted so far, a plural counting as two
 
@@ -376,6 +377,15 @@ class _Discourse:
             # bear of its own).
             decision = _Decision("non_assertive", "depictive", _chars(root, root),
                                  "depicted-before")
+        elif (decision.usage == "existential" and decision.reason is None
+              and category not in self.asserted and self.hedged.get(category) == root.sent.start
+              and root.dep_ == "poss" and _is_definite(root)):
+            # "likely inside a train, with reflections of the train's interior": in the same
+            # sentence, the possessor is the train guessed at, not a claim that there is one.
+            decision = _Decision("non_assertive", "hedged", _chars(root, root.head),
+                                 "hedged-before")
+        if decision.subtype == "hedged":
+            self.hedged[category] = root.sent.start
         if decision.subtype == "depictive":
             self.depicted.add(category)
             if decision.reason in ("depiction-modifier", "depicted-before"):
@@ -1107,7 +1117,9 @@ def _depiction_step(child: Token, head: Token, category: str
         content = noun.lower_ not in lex.NOT_CONTENT_OF or noun.lower_ in ("pattern",
                                                                           "patterns") or (
             category in lex.ANIMATE_CATEGORIES - {"person"} and noun.lower_ not in ("sign",
-                                                                                     "signs"))
+                                                                                     "signs")
+        ) or noun.lower_ in ("figure", "figures") and _names_representations(noun)
+        # ("toy figures of a man": made likenesses; "the figure of a man" can be the man)
         if noun.lower_ in lex.DEPICTION_NOUNS and content \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
@@ -1898,6 +1910,10 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "a feeder hangs from the tree to attract birds" (not "to guide the cattle", "a
             # man is trying to guide a horse": someone acting on what is there)
             return _Decision("non_assertive", "purpose", _chars(head, root), "intended-effect")
+        if child.dep_ == "dobj" and head.lower_ in lex.SEARCH_VERBS and _has_aux_to(head) and \
+                head.head.lower_ in lex.ATTEMPT_VERBS and not _is_definite(top):
+            # "trying to find a taxi": what someone looks for is not found yet
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "search")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
@@ -2146,9 +2162,10 @@ def _alternative(root: Token, category: str) -> _Decision | None:
         first.left_edge.i > 0 and root.doc[first.left_edge.i - 1].lower_ == "either") or any(
         c.lower_ in ("other", "another") for c in second.children)  # "a dog or some other animal"
     if other_category == category or (other_category is None and second_det and not either
-                                      and not _general_anchor_of(first)):
-        # "a cup or mug"; "a person, possibly a passenger or a pedestrian" (but "an animal,
-        # possibly a zebra or an antelope" guesses which animal)
+                                      and not _general_anchor_of(first) and category == "person"):
+        # "a cup or mug"; "a person, possibly a passenger or a pedestrian": kinds of person
+        # outside the vocabulary (but "an animal, possibly a zebra or an antelope" guesses which
+        # animal, and so does "a horse or a donkey")
         return None
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
 
@@ -2244,6 +2261,13 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                     and c.lower_ in lex.PLACE_ADVERBS | {"around", "there", "present"}
                     for c in list(predicate.children) + list(child.children)):
             return child  # "a person is likely inside the car", "a dog is probably nearby"
+        if predicate.lower_ in lex.BE_FORMS and (
+                child.dep_ == "prep" and child.lower_ in lex.LOCATIVE_PREPOSITIONS
+                or child.dep_ in ("advmod", "acomp") and child.lower_ in lex.PLACE_ADVERBS):
+            cue = next((c for c in child.children if c.dep_ == "advmod" and c.i < child.i
+                        and c.lower_ in lex.HEDGE_ADVERBS), None)
+            if cue is not None and subject.i < cue.i:
+                return cue  # "a cat is presumably under the table", the adverb on the place
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
             if comp.dep_ in ("oprd", "acomp", "xcomp") and \
@@ -2398,6 +2422,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
     its subject; definite phrases keep their presupposition ("looking at her phone")."""
     aside_with = None  # ", with a cup beside him": a scene detail after the hedged clause
     for child, head in _ancestors(top):
+        if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
+            aside_with = child
         if child.dep_ in _SUBJECT_DEPS:
             if child.dep_ == "nsubj" and head.dep_ == "ccomp" and head.tag_ in ("VB", "VBG") \
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
@@ -2435,13 +2461,24 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 child.dep_ == "prep" and child.lower_ == "at")) and \
                 head.i < child.i and not _clause_break(head, root) and \
                 (not _own_definite(root, top) or _owner_unknown(top)):
+            if aside_with is not None:
+                return None  # "suggests a birthday party, with a cake on the table": a detail
             # "suggests that children and their dogs play here", "hints at a cat"
             return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
         if child.dep_ == "ccomp" and _writers_belief(head) and not _own_definite(root, top):
             return _Decision("non_assertive", "hedged", _chars(head, root), "belief")
-        if child.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in lex.ADVERBIAL_MARKS
-                                         for c in child.children):
-            return None  # "they may have arrived late, since chairs can be seen": its own claim
+        if child.dep_ == "advcl" and any(c.dep_ == "mark" and (
+                c.lower_ in lex.ADVERBIAL_MARKS or _reason_as(c)) for c in child.children):
+            # "they may have arrived late, since chairs can be seen", "he might be a chef, as
+            # he is standing near an oven": its own claim
+            return None
+        if child.dep_ == "advcl" and child.tag_ == "VBG" and head.lower_ in lex.BE_FORMS and \
+                child.doc[child.i - 1].text == "," and any(
+                    c.dep_ == "attr" and c.i < child.i for c in head.children) and not any(
+                    c.dep_ == "expl" for c in head.children):
+            # "the child is possibly the man's son, holding a kite": what the child does (not
+            # "there might be a dog, sitting on a couch": the dog guessed at)
+            return None
         if (child.lower_ in lex.EVIDENCE_WORDS and child.i > 0
                 and child.doc[child.i - 1].text == ",") or child.lower_ == "evidenced":
             return None  # "probably a hotel room, given the bed and the TV": the evidence
@@ -2450,8 +2487,6 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "a person, possibly a man, who is also holding a phone": the hedge is on who
             # the person is; the relative clause says what that person does.
             continue
-        if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
-            aside_with = child
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
@@ -2464,7 +2499,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                                                    and child.i == head.i + 1)) \
                 and not (child.dep_ == "advcl" and _impression_mark(child)):
             continue  # "appears quite large compared with ...": a hedged property, not existence
-        if (_scene_subject(head) or _place_kind(child, root)) and (
+        if (_scene_subject(head) or _place_kind(child, root)) and not _vantage(child, top) and (
                 child.lower_ == "be" or child.dep_ == "attr" or any(
                     c.dep_ == "auxpass" and c.lower_ == "be" for c in child.children)):
             # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
@@ -2495,6 +2530,24 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return _Decision("non_assertive", "negation", _chars(cue, root), "negated-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
+
+
+def _reason_as(mark: Token) -> bool:
+    """ ", as there are benches": "as" after a comma gives a reason (not "as if", "as though")."""
+    doc = mark.doc
+    return mark.lower_ == "as" and mark.i > 0 and doc[mark.i - 1].text == "," and \
+        mark.i + 1 < len(doc) and doc[mark.i + 1].lower_ not in ("if", "though")
+
+
+def _vantage(participle: Token, top: Token) -> bool:
+    """ "the image appears to be taken from inside a car": where the camera was is guessed at,
+    unlike the kind of scene ("appears to be taken inside a bus", "in a park with benches")."""
+    if participle.lower_ not in lex.PHOTOGRAPHING_VERBS or top.dep_ != "pobj":
+        return False
+    prep = top.head
+    if prep.head.dep_ == "prep" and prep.head.lower_ == "from":  # "from inside a car"
+        prep = prep.head
+    return prep.lower_ == "from" and prep.head.i == participle.i
 
 
 def _clause_hedge(clause: Token, subject: Token) -> Token | None:
@@ -2716,6 +2769,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
                 c.lower_ == "which" and c.dep_ == "dobj" for c in clause.children):
         # "the horse is grazing, which horses do most of the day": what the kind does
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-habit")
+    known = _reputation(top)
+    if known is not None:
+        return _Decision("non_assertive", "generic", _chars(known, root), "reputation")
     era = _past_era(top)
     if era is not None:
         return _Decision("non_assertive", "generic", _chars(era, root), "past-era")
@@ -2835,6 +2891,17 @@ def _describes_instances(subject: Token, verb: Token) -> bool:
         return True  # "platform where bench is visible": one thing, its article dropped
     antecedent = verb.head if verb.dep_ in ("relcl", "advcl", "acl") else None
     return counted or (antecedent is not None and antecedent.lower_ in lex.IMAGE_NOUNS)
+
+
+def _reputation(top: Token) -> Token | None:
+    """ "a breed known for herding sheep", "famous for chasing cats": what a kind is known for
+    doing is a habit of the kind, not the scene (not "known for herding the sheep")."""
+    verb = top.head
+    if top.dep_ != "dobj" or _has_own_determiner(top) or verb.tag_ != "VBG" or \
+            verb.dep_ != "pcomp" or verb.head.lower_ != "for":
+        return None
+    known = verb.head.head
+    return known if known.lower_ in lex.REPUTATION_WORDS else None
 
 
 def _habit_or_possibility(verb: Token) -> bool:

@@ -161,7 +161,7 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
-    "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted",
+    "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego",
 }) | ANIMAL_LIKENESS_MODIFIERS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -287,6 +287,8 @@ KIND_PREDICATES: frozenset[str] = frozenset({"adapted", "known", "famous", "nati
                                              "popular", "loyal", "social", "intelligent"})
 # Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
 KIND_HABIT_VERBS: frozenset[str] = frozenset({"like", "love", "prefer", "tend", "hate"})
+# What a kind is known "for" doing: "a breed known for herding sheep".
+REPUTATION_WORDS: frozenset[str] = frozenset({"known", "famous", "renowned", "noted", "famed"})
 # Nouns whose bare plural "of"-object is a kind: "these kinds of horses", "the habit of cats".
 KIND_NOUNS: frozenset[str] = frozenset({"kind", "kinds", "type", "types", "sort", "sorts",
                                         "breed", "breeds", "species", "habit", "habits",
@@ -358,6 +360,12 @@ INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
 INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
     "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
     "request", "order", "hope")
+# Verbs of finding, whose object is only sought while someone tries or hopes to find it: "trying
+# to find a taxi", "hoping to spot a bird" (not "trying to catch the frisbee": it is in the air).
+SEARCH_VERBS: frozenset[str] = verb_forms("find", "locate", "spot", "hail")
+ATTEMPT_VERBS: frozenset[str] = verb_forms("try", "hope", "attempt", "struggle", "wait", "look",
+                                           "search", "want", "need", "plan", "seek") | {
+    "planning", "planned", "sought"}
 # Verbs whose object, in a to-infinitive of purpose, is what a thing is meant to draw, keep off
 # or direct, not something there: "a feeder hangs from the tree to attract birds", "cones placed
 # to guide cars".
