@@ -815,6 +815,16 @@ def _subject_through_relative(verb: Token) -> Token | None:
     return subject
 
 
+def _tagged_verb_noun(modifier: Token, head: Token) -> bool:
+    """A compound's head the tagger read as a verb: "a bike rack with no bikes" (the article
+    right before the modifier, no object after the head; not "the bus displays a cat")."""
+    doc = head.doc
+    after = doc[head.i + 1] if head.i + 1 < len(doc) else None
+    return head.tag_ in ("VB", "VBP", "VBZ") and head.i == modifier.i + 1 and modifier.i > 0 and \
+        doc[modifier.i - 1].dep_ == "det" and doc[modifier.i - 1].head.i == head.i and \
+        (after is None or after.is_punct or after.tag_ == "IN")
+
+
 def _rail_vehicle(token: Token | None) -> bool:
     """A train, or its engine ("a train engine")."""
     return token is not None and (token.lower_ in lex.RAIL_VEHICLES or (
@@ -829,8 +839,8 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     if root.dep_ == "conj" and head.dep_ in ("compound", "nmod") and head.head.i == root.i + 1 \
             and _is_noun(head.head):
         head = head.head  # "an airport or train station": the parser coordinates the modifiers
-    elif root.dep_ not in ("compound", "amod", "nmod") or not _is_noun(head) \
-            or head.i < span.end:
+    elif root.dep_ not in ("compound", "amod", "nmod") or head.i < span.end or not (
+            _is_noun(head) or _tagged_verb_noun(root, head)):
         return None
     if head.lower_ in lex.CAPTION_VERBS or head.lower_ in lex.PLACE_ADVERBS:
         # a verb or adverb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing,
@@ -1654,6 +1664,10 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
             for t in predicate.subtree if t.i > nowhere.i):
         # "the cat is nowhere to be seen", "no longer in sight" (not "nowhere near the cat")
         return _Decision("non_assertive", "negation", _chars(root, nowhere), "nowhere-seen")
+    beyond = _frame_modifier(root)
+    if beyond is not None and not any(_hedge_cue(head, root) for _, head in _ancestors(top)):
+        # (a hedge wins: "likely flown by someone outside the frame" is a guess)
+        return _Decision("non_assertive", "negation", _chars(root, beyond), "out-of-frame")
     # The subject next to the predicate only: "a man holding a leash, but the dog is out of
     # frame" can come parsed with both nouns as its subjects.
     frame = _out_of_frame(predicate) if relation in ("nsubj", "nsubjpass") and not any(
@@ -1690,8 +1704,10 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
             return _Decision("existential", reason="definite-under-negation")
         return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
     if relation in ("nsubj", "nsubjpass") and (_is_presence_predicate(predicate)
-                                               or predicate.lower_ in lex.PERMISSION_PARTICIPLES):
-        # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too.
+                                               or predicate.lower_ in lex.PERMISSION_PARTICIPLES
+                                               or _not_arrived(predicate)):
+        # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too;
+        # "the train is not here", "the train has not arrived yet".
         return _Decision("non_assertive", "negation", _chars(root, neg), "negated-presence")
     return None
 
@@ -1767,6 +1783,35 @@ def _out_of_frame(predicate: Token) -> Token | None:
     if k < len(doc) and doc[k].lower_ in ("the", "this"):
         k += 1
     return doc[k] if k < len(doc) and doc[k].lower_ in lex.FRAME_WORDS else None
+
+
+def _frame_modifier(noun: Token) -> Token | None:
+    """The frame word of a modifier that puts the noun outside the picture: "someone out of
+    frame", "a person outside the frame", "someone off camera"."""
+    for prep in noun.children:
+        if prep.dep_ != "prep" or prep.i != noun.i + 1:
+            continue
+        objects = [g for g in prep.children if g.dep_ == "pobj"]
+        if prep.lower_ in ("out", "outside"):
+            objects += [g for c in prep.children if c.dep_ == "prep" and c.lower_ == "of"
+                        for g in c.children if g.dep_ == "pobj"]
+            return next((g for g in objects if g.lower_ in lex.FRAME_WORDS), None)
+        if prep.lower_ == "off":
+            return next((g for g in objects if g.lower_ in ("camera", "screen")), None)
+    return None
+
+
+def _not_arrived(predicate: Token) -> bool:
+    """ "is (not) here", "has (not) arrived", "has (not) come yet": whether the thing has come to
+    the place the picture shows."""
+    if any(c.dep_ in ("xcomp", "advcl") for c in predicate.children):
+        return False  # "he is not here to eat": why he came
+    if predicate.lower_ in lex.BE_FORMS:
+        return any(c.dep_ in ("advmod", "acomp") and c.lower_ == "here"
+                   for c in predicate.children)
+    return predicate.lower_ in ("arrived", "come", "arrive") and any(
+        c.dep_ == "aux" and c.lower_ in ("has", "have", "had") or c.lower_ == "yet"
+        for c in predicate.children)  # (not "did not arrive on time")
 
 
 def _is_presence_predicate(predicate: Token) -> bool:
@@ -2241,8 +2286,8 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         # person who was watching may have stepped out" is someone the hedge introduces.
         return None
     for child in predicate.children:
-        if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
-                predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
+        if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
+                child, predicate)) and predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
             return child
         if child.dep_ == "aux" and child.lower_ == "must" and any(
                 c.dep_ == "aux" and c.lower_ == "have" for c in predicate.children):
@@ -2692,10 +2737,17 @@ def _hedge_cue(predicate: Token, root: Token) -> Token | None:
             continue
         if child.dep_ in ("advmod", "npadvmod") and child.lower_ in lex.HEDGE_ADVERBS:
             return child
-        if child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS and \
-                predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
+        if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
+                child, predicate)) and predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
             return child
     return None
+
+
+def _epistemic_must(aux: Token, predicate: Token) -> bool:
+    """ "there must be a cat somewhere", "someone must be holding the camera": "must" inferring
+    what is, not a rule ("dogs must be kept on a leash", "visitors must wear helmets")."""
+    return aux.lower_ == "must" and (predicate.tag_ == "VBG" or predicate.lower_ == "be") and \
+        not any(c.dep_ == "aux" and c.lower_ == "have" for c in predicate.children)
 
 
 def _place_kind(be: Token, root: Token) -> bool:

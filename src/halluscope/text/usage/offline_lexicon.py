@@ -426,8 +426,9 @@ CAPTION_VERBS: frozenset[str] = verb_forms(
 # car door", "the clock face" still assert the toilet, car, clock. Any other compound head means
 # the word names a kind of something else ("bus stop", "dog food", "ski lift"): not the object.
 PART_HEADS: frozenset[str] = frozenset({
-    "seat", "seats", "lid", "lids", "tank", "door", "doors", "window", "windows", "wheel",
-    "wheels", "tire", "tires", "tyre", "tyres", "handle", "handles", "handlebar", "handlebars",
+    "seat", "seats", "lid", "lids", "cover", "covers", "tank", "door", "doors", "window",
+    "windows", "wheel", "wheels", "tire", "tires", "tyre", "tyres", "handle", "handles",
+    "handlebar", "handlebars",
     "screen", "screens", "face", "hands", "keys", "key", "pedal", "pedals", "engine", "wing",
     "wings", "tail", "tails", "nose", "cockpit", "mirror", "mirrors", "headlight", "headlights",
     "bumper", "hood", "roof", "frame", "legs", "leg", "back", "arm", "arms", "armrest", "cushion",
