@@ -471,6 +471,9 @@ NON_ASSERTIVE = [
     ("The dog looks at someone off camera.", "someone", 0, "negation"),
     ("A person outside the frame throws a ball to the dog.", "person", 0, "negation"),
     ("A kite flies high, likely flown by someone outside the frame.", "someone", 0, "hedged"),
+    ("It is hard to say whether there is a bottle on the table.", "bottle", 0, "hedged"),
+    ("A painting, which depicts a horse, a dog, and a cat, hangs on the wall.", "cat", 0,
+     "depictive"),
 ]
 
 
@@ -762,6 +765,9 @@ EXISTENTIAL = [
     ("A cat sits outside the window.", "cat", 0),
     ("The side of the bus displays a smiling cat.", "bus", 0),  # a verb, not "bus displays"
     ("Light falls on the book covers.", "book", 0),  # a book's cover is part of it
+    # The room's list goes on after the relative clause.
+    ("The room is decorated with a painting, which depicts a horse, and a vase with flowers.",
+     "vase", 0),
     # A later sentence about the thing asserts it.
     ("A man appears to be watching television. The television's screen is bright.",
      "television", 1),

@@ -937,6 +937,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child.dep_ == "conj" and sum(
                 t.text in _QUOTES for t in child.doc[head.i + 1:child.i]) % 2 == 1:
             break  # 'reads "No Trucks" and a few cars are parked': past the quoted text
+        if child.dep_ == "conj" and _past_aside_relative(child, head):
+            break  # "a painting, which depicts a horse, and a vase": the room's list again
         if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
                 "on", "to", "against") and _is_noun(head.head):
             break  # "a photo of a dog on the refrigerator": where the picture is
@@ -1237,9 +1239,11 @@ def _depiction_step(child: Token, head: Token, category: str
             quotes = sum(t.text in ('"', "“", "”") for t in child.doc[head.i + 1:child.i])
             if quotes >= 2 and quotes % 2 == 0:
                 return None  # 'says "No Parking," yet motorcycles are parked': after the text
-            if subject is None and not reads or subject is not None and not _is_animate(subject):
+            writers = _has_aux_to(head) and (subject is None or subject.lower_ == "it")
+            if not writers and (subject is None and not reads
+                                or subject is not None and not _is_animate(subject)):
                 return head, head, "text-content"
-            return None
+            return None  # (nor "it is hard to say whether there is a bottle": the writer's)
         if subject is not None and subject.lower_ in ("one", "some", "each", "both", "all"):
             subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
                             for g in c.children if g.dep_ == "pobj"), subject)  # "one of the photos"
@@ -1302,6 +1306,20 @@ def _is_representation(noun: Token) -> bool:
     return noun.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS or any(
         t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS | {"stuffed"}
         for t in noun.subtree if t.i < noun.i)
+
+
+def _past_aside_relative(item: Token, previous: Token) -> bool:
+    """ "decorated with a painting, which depicts a horse, and a vase": an item after ", and"
+    whose only previous item ends a relative clause set off by commas; the list goes on outside
+    the clause (not "which depicts a horse, a dog, and a cat")."""
+    doc, start = item.doc, item.left_edge.i
+    if start < 2 or doc[start - 1].lower_ != "and" or doc[start - 2].text != "," or \
+            previous.dep_ == "conj" or any(c.dep_ == "conj" and c.i < item.i
+                                           for c in previous.children):
+        return False
+    clause = next((h for _, h in _ancestors(previous) if h.dep_ == "relcl"), None)
+    return clause is not None and clause.left_edge.i > 0 and \
+        doc[clause.left_edge.i - 1].text == "," and clause.left_edge.lower_ in ("which", "that")
 
 
 def _continues_content(item: Token, noun: Token, category: str) -> bool:
