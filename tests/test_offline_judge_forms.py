@@ -474,6 +474,13 @@ NON_ASSERTIVE = [
     ("It is hard to say whether there is a bottle on the table.", "bottle", 0, "hedged"),
     ("A painting, which depicts a horse, a dog, and a cat, hangs on the wall.", "cat", 0,
      "depictive"),
+    # A guess that narrows down a kind of thing.
+    ("The boxes contain fresh produce, possibly bananas and apples.", "bananas", 0, "hedged"),
+    ("On the counter sits a small silver appliance that could be a toaster.", "toaster", 0,
+     "hedged"),
+    # One thing named two ways with a slash.
+    ("A brown leather couch/chair stands against the wall.", "couch", 0, "hedged"),
+    ("A brown leather couch/chair stands against the wall.", "chair", 0, "hedged"),
 ]
 
 
@@ -765,6 +772,11 @@ EXISTENTIAL = [
     ("A cat sits outside the window.", "cat", 0),
     ("The side of the bus displays a smiling cat.", "bus", 0),  # a verb, not "bus displays"
     ("Light falls on the book covers.", "book", 0),  # a book's cover is part of it
+    # A guess at the kind of an asserted thing of the same category.
+    ("There are two birds, likely ducks, on the pond.", "ducks", 0),
+    # Plural kinds with a slash are both there; one category named twice is there.
+    ("Cups/mugs are scattered on the counter.", "Cups", 0),
+    ("A cup/mug sits on the table.", "cup", 0),
     # The room's list goes on after the relative clause.
     ("The room is decorated with a painting, which depicts a horse, and a vase with flowers.",
      "vase", 0),

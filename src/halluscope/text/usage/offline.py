@@ -2121,7 +2121,7 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
         # "the possibility of a dog hiding in the bushes"
         return _Decision("non_assertive", "hedged", _chars(top.head.head, root), "hedge-noun")
     decision = _open_question(root, top) or _question(root, top) or \
-        _alternative(root, category)
+        _alternative(root, category) or _slash_alternative(root, category)
     if decision is not None:
         return decision
     return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
@@ -2231,6 +2231,27 @@ def _alternative(root: Token, category: str) -> _Decision | None:
         # animal, and so does "a horse or a donkey")
         return None
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
+
+
+def _slash_alternative(root: Token, category: str) -> _Decision | None:
+    """ "a brown leather couch/chair": one thing named two ways with a slash, a guess at which
+    (plural "cups/mugs" lists both kinds, as "cups or mugs" does)."""
+    doc = root.doc
+    if root.tag_ != "NN":
+        return None
+    if root.i + 2 < len(doc) and doc[root.i + 1].text == "/":
+        first, last = root, doc[root.i + 2]
+        other = last
+    elif root.i >= 2 and doc[root.i - 1].text == "/":
+        first, last = doc[root.i - 2], root
+        other = first
+    else:
+        return None
+    if not _is_noun(other) or other.tag_ == "NNS" or _category_of(other) in (None, category) \
+            or root.dep_ in ("compound", "amod", "nmod") and root.head.i > root.i and \
+            root.head.i != other.i:
+        return None  # (not "baby/calf-size animals": a modifier; two vocabulary objects only)
+    return _Decision("non_assertive", "hedged", _chars(first, last), "alternative")
 
 
 def _general_anchor_of(guess: Token) -> bool:
@@ -2470,7 +2491,12 @@ def _other_object(anchor: Token, category: str) -> bool:
     if anchor.lower_ in lex.VAGUE_ANCHORS:
         return True
     other = _category_of(anchor)
-    return other is not None and other != category and anchor.lower_ not in lex.GENERAL_ANCHORS
+    if anchor.lower_ in lex.GENERAL_ANCHORS and not any(
+            c.lower_ in lex.FAKE_MODIFIERS for c in anchor.children):
+        # "a dark animal, perhaps a dog": which thing it is, guessed ("a stuffed animal, which
+        # appears to be a teddy bear" re-describes the toy)
+        return other != category
+    return other is not None and other != category
 
 
 @lru_cache(maxsize=1)
