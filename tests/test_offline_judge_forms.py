@@ -478,6 +478,18 @@ NON_ASSERTIVE = [
     ("The boxes contain fresh produce, possibly bananas and apples.", "bananas", 0, "hedged"),
     ("On the counter sits a small silver appliance that could be a toaster.", "toaster", 0,
      "hedged"),
+    ("Two boys play a game, with what might be their dog asleep on the floor.", "dog", 0,
+     "hedged"),
+    ("Many people come here to ski every weekend.", "people", 0, "generic"),
+    # Denials: a plural read as a participle's compound, a fruit after "an apple or", "as for X,
+    # none", a softened ban.
+    ("There are no people swimming, and the dock is empty.", "people", 0, "negation"),
+    ("The shelves are empty, without a single apple or orange in sight.", "orange", 0,
+     "negation"),
+    ("As for people or farm equipment, none are visible in the image.", "people", 0,
+     "negation"),
+    ("A narrow street leads off to the right, where cars don't seem to be allowed.", "cars", 0,
+     "negation"),
     # One thing named two ways with a slash.
     ("A brown leather couch/chair stands against the wall.", "couch", 0, "hedged"),
     ("A brown leather couch/chair stands against the wall.", "chair", 0, "hedged"),
@@ -774,6 +786,7 @@ EXISTENTIAL = [
     ("Light falls on the book covers.", "book", 0),  # a book's cover is part of it
     # A guess at the kind of an asserted thing of the same category.
     ("There are two birds, likely ducks, on the pond.", "ducks", 0),
+    ("As for the dog, it is sleeping on the couch.", "dog", 0),
     # Plural kinds with a slash are both there; one category named twice is there.
     ("Cups/mugs are scattered on the counter.", "Cups", 0),
     ("A cup/mug sits on the table.", "cup", 0),
@@ -829,8 +842,9 @@ NOT_OBJECT = [
     # Round 16: an ingredient names the cake's flavour, not its shape; an idiom with articles.
     ("A slice of carrot cake sits on a plate.", "carrot"),
     ("The children went to bed after the party.", "bed"),
-    # Round 19: a compound whose head the tagger read as a verb.
+    # Round 19: a compound whose head the tagger read as a verb; a colour between colours.
     ("A bike rack with no bikes.", "bike"),
+    ("A red and orange kite flies above the beach.", "orange"),
 ]
 
 

@@ -847,9 +847,12 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
         # "on a skateboard indoors" no "skateboard indoors"
         return None
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
-    if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and \
-            after is not None and after.tag_ in ("IN", "RB", "RP"):
-        return None  # "a zebra standing on the hill": a participle mis-tagged as a noun
+    if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and (
+            after is not None and after.tag_ in ("IN", "RB", "RP")
+            or root.tag_ == "NNS" and head.lower_.endswith("ing")):
+        # "a zebra standing on the hill", "no people swimming,": a participle mis-tagged as a
+        # noun (a plural names no kind: "motorcycle racing" does)
+        return None
     if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ in ("CD", "VBG")
            for t in root.doc[root.i + 1:head.i]):
         # "a couch and two armchairs": a mis-parse across a coordination; "an open laptop
@@ -886,9 +889,12 @@ def _is_colour(token: Token) -> bool:
     if token.i >= 2 and doc[token.i - 1].lower_ == "of" and doc[token.i - 2].lower_ in \
             lex.PART_HEADS:
         return False  # "a few slices of orange" (whatever the tagger makes of it)
-    if _without_articles(doc) and token.dep_ == "conj" and _is_noun(token.head) and \
-            _category_of(token.head) is not None:
-        return False  # "fruits are apple, orange, and onion", its articles dropped
+    if token.dep_ == "conj" and _is_noun(token.head) and (
+            _without_articles(doc) and _category_of(token.head) is not None
+            or _category_of(token.head) in lex.FOOD_CATEGORIES):
+        # "fruits are apple, orange, and onion", its articles dropped; "without a single apple
+        # or orange" (the list's article)
+        return False
     if token.tag_ == "JJ" or token.dep_ in ("amod", "acomp", "compound", "advmod", "oprd"):
         return True
     neighbours = [t.lower_ for t in token.doc[max(token.i - 2, 0):token.i + 3] if t.i != token.i]
@@ -1682,6 +1688,13 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
             for t in predicate.subtree if t.i > nowhere.i):
         # "the cat is nowhere to be seen", "no longer in sight" (not "nowhere near the cat")
         return _Decision("non_assertive", "negation", _chars(root, nowhere), "nowhere-seen")
+    as_for = top.head
+    if top.dep_ == "pobj" and as_for.lower_ == "for" and as_for.head.lower_ == "as" and \
+            _is_presence_predicate(as_for.head.head) and any(
+                c.dep_ in _SUBJECT_DEPS and c.lower_ in ("none", "nothing", "nobody")
+                for c in as_for.head.head.children):
+        # "as for people or farm equipment, none are visible"
+        return _Decision("non_assertive", "negation", _chars(as_for.head, root), "none-of")
     beyond = _frame_modifier(root)
     if beyond is not None and not any(_hedge_cue(head, root) for _, head in _ancestors(top)):
         # (a hedge wins: "likely flown by someone outside the frame" is a guess)
@@ -1721,8 +1734,11 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         if _is_definite(top) or _is_definite(root):
             return _Decision("existential", reason="definite-under-negation")
         return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
-    if relation in ("nsubj", "nsubjpass") and (_is_presence_predicate(predicate)
-                                               or predicate.lower_ in lex.PERMISSION_PARTICIPLES
+    permitted = predicate.lower_ in lex.PERMISSION_PARTICIPLES or \
+        predicate.lower_ in lex.HEDGE_VERBS and any(  # "cars don't seem to be allowed"
+            c.dep_ == "xcomp" and c.lower_ in lex.PERMISSION_PARTICIPLES
+            for c in predicate.children)
+    if relation in ("nsubj", "nsubjpass") and (_is_presence_predicate(predicate) or permitted
                                                or _not_arrived(predicate)):
         # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too;
         # "the train is not here", "the train has not arrived yet".
@@ -2599,7 +2615,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
         if (_is_possessed(top) or _is_possessed(root) or _definite_set(root)) and \
-                not _owner_unknown(top):
+                not _owner_unknown(top) and not _what_might_be(top):
             # "looking at his phone": a possessive presupposes its noun, and so does a set
             # a part is taken from ("possibly belonging to one of the people"). "Likely belonging to
             # the person ..." does not: it is asserted only if the caption asserted that person
@@ -2626,6 +2642,13 @@ def _reason_as(mark: Token) -> bool:
     doc = mark.doc
     return mark.lower_ == "as" and mark.i > 0 and doc[mark.i - 1].text == "," and \
         mark.i + 1 < len(doc) and doc[mark.i + 1].lower_ not in ("if", "though")
+
+
+def _what_might_be(top: Token) -> bool:
+    """ "what might be their dog": a free relative guessing what the thing is, so its possessive
+    presupposes nothing."""
+    return top.dep_ == "attr" and any(c.dep_ == "nsubj" and c.lower_ == "what"
+                                      for c in top.head.children)
 
 
 def _vantage(participle: Token, top: Token) -> bool:
@@ -2888,7 +2911,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         if child.dep_ in _SUBJECT_DEPS:
             break
     for child, head in _ancestors(top):
-        for adverb in head.children:
+        # (also in the clause of purpose: "many people come here to ski every weekend")
+        purposes = [c for c in head.children if c.dep_ in ("advcl", "xcomp") and _has_aux_to(c)]
+        for adverb in [*head.children, *(a for c in purposes for a in c.children)]:
             if adverb.dep_ == "advmod" and adverb.lower_ in lex.HABITUAL_ADVERBS or \
                     adverb.dep_ == "npadvmod" and any(d.lower_ == "every" for d in
                                                       adverb.children):  # "every weekend"

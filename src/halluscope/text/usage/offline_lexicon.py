@@ -594,6 +594,9 @@ REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
 # Foods made in the shape of what names them, when that can only be a figure: "a train cake",
 # "a teddy bear cake" (not "a carrot cake", "a banana cake": the ingredient).
 SHAPED_FOODS: frozenset[str] = frozenset({"cake", "cakes"})
+# Food categories of the vocabulary: "an apple or orange" lists fruit.
+FOOD_CATEGORIES: frozenset[str] = frozenset({"apple", "banana", "orange", "broccoli", "carrot",
+                                             "sandwich", "hot dog", "pizza", "donut", "cake"})
 # Places whose decorations are real things: "the beach is adorned with a few boats" (not "a cake
 # decorated with a dog").
 DECORATED_PLACES: frozenset[str] = PLACE_KIND_NOUNS | frozenset({
