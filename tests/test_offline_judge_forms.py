@@ -490,6 +490,17 @@ NON_ASSERTIVE = [
      "negation"),
     ("A narrow street leads off to the right, where cars don't seem to be allowed.", "cars", 0,
      "negation"),
+    # Whoever an inference describes by what they do.
+    ("The strings extend down, suggesting that the people flying them are standing outside "
+     "the picture.", "people", 0, "hedged"),
+    ("The seat is left up, which might indicate that a man was the last person to use the "
+     "bathroom.", "person", 0, "hedged"),
+    # Conditions: "unless" asserts nothing; "in case" says what a thing is there for.
+    ("The cat would likely stay there unless a dog came into the room.", "dog", 0, "hedged"),
+    ("Paper towels hang under the cabinet in case a child spills cereal.", "child", 0,
+     "purpose"),
+    ("A small dog is hiding under the bed, or so it seems from the pair of paws.", "dog", 0,
+     "hedged"),
     # One thing named two ways with a slash.
     ("A brown leather couch/chair stands against the wall.", "couch", 0, "hedged"),
     ("A brown leather couch/chair stands against the wall.", "chair", 0, "hedged"),
@@ -787,6 +798,7 @@ EXISTENTIAL = [
     # A guess at the kind of an asserted thing of the same category.
     ("There are two birds, likely ducks, on the pond.", "ducks", 0),
     ("As for the dog, it is sleeping on the couch.", "dog", 0),
+    ("A chair shaped like an animal, in this case represented by two horses.", "chair", 0),
     # Plural kinds with a slash are both there; one category named twice is there.
     ("Cups/mugs are scattered on the counter.", "Cups", 0),
     ("A cup/mug sits on the table.", "cup", 0),

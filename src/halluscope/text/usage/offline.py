@@ -2176,9 +2176,11 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
         end = span.end
         while end < len(doc) and not doc[end].is_sent_start and doc[end].text not in (".", "!"):
             end += 1
-        tail = [t.lower_ for t in doc[max(span.end, end - 5):end]]
-        if tail[-4:] == ["or", "so", "it", "seems"] or tail[-4:] == ["or", "so", "it", "appears"]:
-            return _Decision("non_assertive", "hedged", _chars(root, doc[end - 1]), "or-so-it-seems")
+        rest = [t.lower_ for t in doc[span.end:end]]
+        for k in range(len(rest) - 3):  # (", or so it seems from the pair of paws")
+            if rest[k:k + 3] == ["or", "so", "it"] and rest[k + 3] in ("seems", "appears"):
+                return _Decision("non_assertive", "hedged", _chars(root, doc[span.end + k + 3]),
+                                 "or-so-it-seems")
     return None
 
 
@@ -2293,11 +2295,17 @@ def _question(root: Token, top: Token) -> _Decision | None:
 
 
 def _open_question(root: Token, top: Token) -> _Decision | None:
-    """Inside a "whether"/"if" clause, nothing is asserted: "it is unclear whether there is a
-    car", "I am not sure if a dog is there" (a definite phrase keeps its presupposition)."""
+    """Inside a "whether"/"if"/"unless" clause, nothing is asserted: "it is unclear whether there
+    is a car", "I am not sure if a dog is there", "unless a dog came in"; an "in case" clause
+    says what something is there for ("paper towels in case a child spills cereal"). A definite
+    phrase keeps its presupposition."""
     if _is_definite(top) or _is_definite(root):
         return None
     for _, head in _ancestors(top):
+        if head.dep_ in ("acl", "relcl") and head.head.lower_ == "case" and \
+                head.head.head.lower_ == "in" and head.head.i < root.i and \
+                not any(c.dep_ == "det" for c in head.head.children):  # (not "in this case")
+            return _Decision("non_assertive", "purpose", _chars(head.head.head, root), "in-case")
         for child in head.children:
             if child.dep_ == "mark" and child.lower_ in lex.OPEN_QUESTION_MARKS and \
                     child.i < root.i:
@@ -2466,9 +2474,10 @@ def _counts_hedged(cue: Token, root: Token) -> bool:
     return nxt is not None and nxt.tag_ == "CD" and nxt.i < root.i
 
 
-def _type_hedge(np: Token, category: str) -> bool:
+def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
-    duck", "the table appears to be a dining table"."""
+    duck", "the table appears to be a dining table" (not an anchor after the hedge's `cue`,
+    guessed at with it: "might indicate that a man was the last person here")."""
     same = _aside_anchor(np)
     if same is not None and _category_of(same) == category:
         return True  # "a cow, likely a dairy cow", whatever the parser hung the aside on
@@ -2484,6 +2493,8 @@ def _type_hedge(np: Token, category: str) -> bool:
         anchor = _subject_of(np.head)
         if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.head.dep_ == "relcl":
             anchor = anchor.head.head  # "a stuffed animal, which appears to be a teddy bear"
+        if anchor is not None and cue is not None and anchor.i > cue.i:
+            return False
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
@@ -2534,13 +2545,18 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
                         c.dep_ in ("aux", "mark") for c in head.children):
                 continue  # "might be watching trains pass by": what the watching takes in
-            if head.dep_ == "ccomp" and head.head.lower_ in lex.INFERENCE_VERBS \
-                    and head.head.i < head.i and not _clause_break(head.head, root) \
+            # ("suggesting that the people flying them are standing outside": the parser can
+            # make the person the subject of the participle that describes them)
+            described = head.dep_ == "csubj" and head.tag_ == "VBG" and head.head.dep_ == "ccomp"
+            clause = head.head if described else head
+            if clause.dep_ == "ccomp" and clause.head.lower_ in lex.INFERENCE_VERBS \
+                    and clause.head.i < clause.i and not _clause_break(clause.head, root) \
                     and (not _own_definite(root, top) or _described_agent(top)
-                         or _owner_unknown(top)):
+                         or _owner_unknown(top) or described):
                 # (Not "a laptop rests on a suitcase; this suggests ...": the parser can hang
                 # the clause before on the inference verb.)
-                return _Decision("non_assertive", "hedged", _chars(head.head, root), "inference")
+                return _Decision("non_assertive", "hedged", _chars(clause.head, root),
+                                 "inference")
             cue = _clause_hedge(head, top)
             if cue is not None and not _own_definite(root, top):
                 # "it appears that a cat is sleeping", "it looks like a dog is there": the
@@ -2610,7 +2626,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
             # "the room appears to have a couch" hedges the couch.
             return _Decision("existential", reason="scene-hedge")
-        if _type_hedge(top, category):
+        if _type_hedge(top, category, cue):
             return _Decision("existential", reason="type-hedge")
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")

@@ -315,7 +315,7 @@ IMAGE_NOUNS: frozenset[str] = frozenset({"scene", "image", "picture", "photo", "
 INSTANCE_QUANTIFIERS: frozenset[str] = frozenset({"several", "many", "few", "some", "a",
                                                   "an", "numerous", "multiple", "various"})
 # Predicates whose "whether"/"if" clause is left open ("it is unclear whether there is a car").
-OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if"})
+OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if", "unless"})
 # Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
 # shaped like a car").
 FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
