@@ -501,6 +501,14 @@ NON_ASSERTIVE = [
      "purpose"),
     ("A small dog is hiding under the bed, or so it seems from the pair of paws.", "dog", 0,
      "hedged"),
+    # Likenesses made of candy; what a menu or a sign lists.
+    ("The cake has candy figures of children peeking out of the windows.", "children", 0,
+     "depictive"),
+    ("A sign by the gate lists cats and dogs.", "dogs", 0, "depictive"),
+    ("A menu hangs on the wall, listing seasonal drinks and a sandwich of the day.",
+     "sandwich", 0, "depictive"),
+    ("This meal is healthy, as broccoli is rich in vitamins and fiber.", "broccoli", 0,
+     "generic"),
     # One thing named two ways with a slash.
     ("A brown leather couch/chair stands against the wall.", "couch", 0, "hedged"),
     ("A brown leather couch/chair stands against the wall.", "chair", 0, "hedged"),
@@ -798,6 +806,7 @@ EXISTENTIAL = [
     # A guess at the kind of an asserted thing of the same category.
     ("There are two birds, likely ducks, on the pond.", "ducks", 0),
     ("As for the dog, it is sleeping on the couch.", "dog", 0),
+    ("A sugar bowl sits on the table.", "bowl", 0),  # sugar makes likenesses of animates only
     ("A chair shaped like an animal, in this case represented by two horses.", "chair", 0),
     # Plural kinds with a slash are both there; one category named twice is there.
     ("Cups/mugs are scattered on the counter.", "Cups", 0),

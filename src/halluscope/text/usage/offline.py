@@ -1270,11 +1270,15 @@ def _depiction_step(child: Token, head: Token, category: str
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
     if child.dep_ == "dobj" and head.lower_ in lex.CONTENT_VERBS:
-        subject = _subject_of(head)
+        subject = _subject_of(head) or _participle_subject(head)
+        # (what a sign lists is its text; what it "features" can be beside it)
+        media = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - (
+            set() if head.lower_ in lex.LISTING_VERBS else {"sign", "signs"})
         if subject is not None and subject.i < head.i and any(
-                word in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"} for word in
+                word in media for word in
                 [subject.lower_] + [c.lower_ for c in subject.children if c.dep_ == "compound"]):
-            # "the painting includes a cat", "a menu board lists sandwiches"
+            # "the painting includes a cat", "a menu board lists sandwiches", "a menu hangs on
+            # the wall, listing drinks and a sandwich"
             return subject.left_edge, head, "depicting-verb"
     if child.dep_ == "dobj" and head.dep_ == "acl" and _is_noun(head.head) and any(
             t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS
@@ -3064,7 +3068,8 @@ def _kind_statement(top: Token) -> bool:
     """A statement about a kind: "dogs are loyal animals", "giraffes are well adapted to ...",
     "horses like to eat grass", "homemade pizza is a popular choice" ("two dogs are ..." and "the
     dogs are ..." are about the scene)."""
-    if top.dep_ not in ("nsubj", "nsubjpass") or top.tag_ not in ("NNS", "NN") or any(
+    if top.dep_ not in ("nsubj", "nsubjpass") or top.tag_ not in ("NNS", "NN") and not (
+            top.tag_ == "NNP" and top.is_sent_start) or any(  # ("Broccoli is ...": a name?)
             c.dep_ in ("det", "nummod", "poss", "quantmod") or c.lower_ in
             lex.INSTANCE_QUANTIFIERS for c in top.children):
         return False
@@ -3075,11 +3080,14 @@ def _kind_statement(top: Token) -> bool:
     if copula.lower_ in lex.KIND_PREDICATES and any(
             c.dep_ == "auxpass" and c.lower_ == "are" for c in copula.children):
         return True  # "giraffes are well adapted to feeding from treetops"
-    if top.tag_ == "NN":  # "homemade pizza is a popular choice": a mass noun's kind
+    if top.tag_ in ("NN", "NNP"):  # "homemade pizza is a popular choice": a mass noun's kind
         return copula.lower_ == "is" and any(
             c.dep_ == "attr" and any(g.dep_ == "amod" and g.lower_ in lex.GENERIC_ADJECTIVES
-                                     for g in c.children) for c in copula.children)
-    if copula.lower_ == "are" and any(
+                                     for g in c.children)
+            or c.dep_ == "acomp" and c.lower_ in lex.KIND_PREDICATES
+            and not _without_articles(top.doc)  # "broccoli is rich in vitamins"
+            for c in copula.children)
+    if copula.lower_ in ("are", "is") and any(  # ("is": a mass noun tagged as a plural)
             c.dep_ == "acomp" and c.lower_ in lex.KIND_PREDICATES
             or c.dep_ == "prep" and c.lower_ == "among" for c in copula.children):
         return True  # "giraffes are well adapted to ...", "are among the most popular ..."

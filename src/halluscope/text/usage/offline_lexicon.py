@@ -154,7 +154,8 @@ PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "sho
 # Made things that are animals or people only as likenesses: "a mechanical bear", "a chocolate
 # rabbit" (never "a chocolate cake" as a cake's likeness: animates only, as `MATERIAL_MODIFIERS`).
 ANIMAL_LIKENESS_MODIFIERS: frozenset[str] = frozenset({
-    "mechanical", "robotic", "animatronic", "origami", "chocolate", "wax", "knitted", "crocheted"})
+    "mechanical", "robotic", "animatronic", "origami", "chocolate", "wax", "knitted", "crocheted",
+    "candy", "marzipan", "fondant", "sugar"})
 # Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
 FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
@@ -205,7 +206,7 @@ DEPICTING_VERBS: frozenset[str] = verb_forms(
     "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
 SHOWING_PARTICIPLES: frozenset[str] = frozenset({
     "showing", "depicting", "portraying", "displaying", "featuring", "illustrating",
-    "picturing", "advertising", "playing", "streaming"})
+    "picturing", "advertising", "playing", "streaming", "listing"})
 # Passive participles that put their noun on a medium: "a dog displayed on the laptop's screen".
 DISPLAYED_PARTICIPLES: frozenset[str] = frozenset({"displayed", "shown", "pictured", "featured",
                                                    "depicted", "projected"})
@@ -288,7 +289,8 @@ PARTITIVE_QUANTIFIERS: frozenset[str] = frozenset({"few", "some", "several", "on
 KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
 # Predicates of a kind: "giraffes are well adapted to ...", "dogs are known for ...".
 KIND_PREDICATES: frozenset[str] = frozenset({"adapted", "known", "famous", "native", "common",
-                                             "popular", "loyal", "social", "intelligent"})
+                                             "popular", "loyal", "social", "intelligent",
+                                             "rich", "nutritious"})
 # Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
 KIND_HABIT_VERBS: frozenset[str] = frozenset({"like", "love", "prefer", "tend", "hate"})
 # What a kind is known "for" doing: "a breed known for herding sheep".
@@ -655,6 +657,7 @@ READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "pr
 # What a depiction "includes" is its content: "the painting on the board includes a cat".
 CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict",
                                            "list")
+LISTING_VERBS: frozenset[str] = verb_forms("list")
 # The writer's belief: "I think there is a cat", "we can infer that a dog lives here", "it can
 # be assumed that ...".
 BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume",
