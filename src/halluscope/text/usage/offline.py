@@ -2522,12 +2522,7 @@ def _other_object(anchor: Token, category: str) -> bool:
     if anchor.lower_ in lex.VAGUE_ANCHORS:
         return True
     other = _category_of(anchor)
-    if anchor.lower_ in lex.GENERAL_ANCHORS and not any(
-            c.lower_ in lex.FAKE_MODIFIERS for c in anchor.children):
-        # "a dark animal, perhaps a dog": which thing it is, guessed ("a stuffed animal, which
-        # appears to be a teddy bear" re-describes the toy)
-        return other != category
-    return other is not None and other != category
+    return other is not None and other != category and anchor.lower_ not in lex.GENERAL_ANCHORS
 
 
 @lru_cache(maxsize=1)

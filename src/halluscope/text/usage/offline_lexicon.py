@@ -262,13 +262,9 @@ HANGING_SURFACES: frozenset[str] = frozenset({
 VAGUE_DEPICTION_NOUNS: frozenset[str] = frozenset({"shape", "shapes", "figure", "figures",
                                                    "silhouette", "silhouettes"})
 # Nouns general enough to be re-described by a hedge even though the vocabulary maps them to a
-# category ("a vehicle, possibly a truck": a vehicle is asserted, the truck guessed at), and
-# the kinds of things a guess narrows down ("fresh produce, possibly bananas").
-GENERAL_ANCHORS: frozenset[str] = frozenset({
-    "vehicle", "vehicles", "animal", "animals", "device", "devices", "produce", "fruit",
-    "fruits", "food", "foods", "pastry", "pastries", "furniture", "appliance", "appliances",
-    "container", "containers", "dish", "dishes", "toy", "toys", "utensil", "utensils",
-    "equipment", "electronics", "gadget", "gadgets", "creature", "creatures"})
+# category ("a vehicle, possibly a truck": a vehicle is asserted).
+GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
+                                             "device", "devices"})
 # Words for any person: "the person" or "the people" can refer back to "a man"; "the women"
 # after "a man" introduce other people.
 GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
