@@ -378,14 +378,15 @@ class _Discourse:
             decision = _Decision("non_assertive", "depictive", _chars(root, root),
                                  "depicted-before")
         elif (decision.usage == "existential" and decision.reason is None
-              and category not in self.asserted and self.hedged.get(category) == root.sent.start
-              and root.dep_ == "poss" and _is_definite(root)):
+              and root.dep_ == "poss" and category in self.hedged
+              and category not in self.asserted
+              and self.hedged[category] == _sentence_start(root) and _is_definite(root)):
             # "likely inside a train, with reflections of the train's interior": in the same
             # sentence, the possessor is the train guessed at, not a claim that there is one.
             decision = _Decision("non_assertive", "hedged", _chars(root, root.head),
                                  "hedged-before")
         if decision.subtype == "hedged":
-            self.hedged[category] = root.sent.start
+            self.hedged[category] = _sentence_start(root)
         if decision.subtype == "depictive":
             self.depicted.add(category)
             if decision.reason in ("depiction-modifier", "depicted-before"):
@@ -820,8 +821,9 @@ def _tagged_verb_noun(modifier: Token, head: Token) -> bool:
     right before the modifier, no object after the head; not "the bus displays a cat")."""
     doc = head.doc
     after = doc[head.i + 1] if head.i + 1 < len(doc) else None
-    return head.tag_ in ("VB", "VBP", "VBZ") and head.i == modifier.i + 1 and modifier.i > 0 and \
-        doc[modifier.i - 1].dep_ == "det" and doc[modifier.i - 1].head.i == head.i and \
+    return head.tag_ in ("VB", "VBP", "VBZ") and head.i == modifier.i + 1 and \
+        modifier.i > 0 and doc[modifier.i - 1].dep_ == "det" and \
+        doc[modifier.i - 1].head.i == head.i and \
         (after is None or after.is_punct or after.tag_ == "IN")
 
 

@@ -653,6 +653,7 @@ READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "pr
 # What a depiction "includes" is its content: "the painting on the board includes a cat".
 CONTENT_VERBS: frozenset[str] = verb_forms("include", "contain", "feature", "show", "depict",
                                            "list")
+# Of those, the verbs of a list, whose object is text even on a sign: "a sign lists cats and dogs".
 LISTING_VERBS: frozenset[str] = verb_forms("list")
 # The writer's belief: "I think there is a cat", "we can infer that a dog lives here", "it can
 # be assumed that ...".
