@@ -503,6 +503,7 @@ NON_ASSERTIVE = [
     ("A sign by the gate lists cats and dogs.", "dogs", 0, "depictive"),
     ("A menu hangs on the wall, listing seasonal drinks and a sandwich of the day.",
      "sandwich", 0, "depictive"),
+    ("The room has a TV showing a man and a dog.", "dog", 0, "depictive"),
     ("This meal is healthy, as broccoli is rich in vitamins and fiber.", "broccoli", 0,
      "generic"),
     # One thing named two ways with a slash.
@@ -807,7 +808,9 @@ EXISTENTIAL = [
     # Plural kinds with a slash are both there; one category named twice is there.
     ("Cups/mugs are scattered on the counter.", "Cups", 0),
     ("A cup/mug sits on the table.", "cup", 0),
-    # The room's list goes on after the relative clause.
+    # The room's list goes on after the relative clause, or after what a listed screen shows.
+    ("The image shows a living room with a television displaying people, a wooden chair, and "
+     "a laptop on the table.", "chair", 0),
     ("The room is decorated with a painting, which depicts a horse, and a vase with flowers.",
      "vase", 0),
     # A later sentence about the thing asserts it.

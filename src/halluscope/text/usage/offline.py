@@ -945,8 +945,11 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child.dep_ == "conj" and sum(
                 t.text in _QUOTES for t in child.doc[head.i + 1:child.i]) % 2 == 1:
             break  # 'reads "No Trucks" and a few cars are parked': past the quoted text
-        if child.dep_ == "conj" and _past_aside_relative(child, head):
-            break  # "a painting, which depicts a horse, and a vase": the room's list again
+        if child.dep_ == "conj" and (_past_aside_relative(child, head)
+                                     or _past_showing_item(child, head)):
+            # "a painting, which depicts a horse, and a vase", "a room with a TV showing a game,
+            # a couch, and a dog": the room's list again
+            break
         if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
                 "on", "to", "against") and _is_noun(head.head):
             break  # "a photo of a dog on the refrigerator": where the picture is
@@ -1332,6 +1335,21 @@ def _past_aside_relative(item: Token, previous: Token) -> bool:
     clause = next((h for _, h in _ancestors(previous) if h.dep_ == "relcl"), None)
     return clause is not None and clause.left_edge.i > 0 and \
         doc[clause.left_edge.i - 1].text == "," and clause.left_edge.lower_ in ("which", "that")
+
+
+def _past_showing_item(item: Token, shown: Token) -> bool:
+    """ "a living room with a television displaying people, a wooden chair, and a laptop": an
+    item after a comma that follows what a participle shows, when the medium is itself an item
+    of a "with"-list or a list; the list goes on outside the picture."""
+    doc, start = item.doc, item.left_edge.i
+    verb = shown.head
+    if shown.dep_ != "dobj" or verb.dep_ != "acl" or verb.tag_ != "VBG" or \
+            verb.lower_ not in lex.SHOWING_PARTICIPLES or start < 1 or \
+            doc[start - 1].text != "," and not (
+                doc[start - 1].lower_ == "and" and start > 1 and doc[start - 2].text == ","):
+        return False
+    medium = verb.head
+    return medium.dep_ == "conj" or medium.dep_ == "pobj" and medium.head.lower_ == "with"
 
 
 def _continues_content(item: Token, noun: Token, category: str) -> bool:
