@@ -1942,7 +1942,7 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "to prepare the dish, which includes carrots", "to light this space, filled with
             # chairs": a clause on a definite thing says what is there, whatever it is for.
             return None
-        if child.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("advcl", "relcl") and \
+        if child.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("advcl", "relcl", "acl") and \
                 child.i == top.i and not _is_definite(top) and \
                 ({"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
                  or _in_case(head)):
@@ -2116,10 +2116,12 @@ def _use_relative(clause: Token) -> bool:
 
 
 def _in_case(clause: Token) -> bool:
-    """An "in case" clause: "in case a child spills juice" (also parsed as a relative clause on
-    "case")."""
+    """An "in case" clause: "in case a child spills juice" (also parsed as a relative clause or
+    a clause on "case"; not "in this case")."""
     first = clause.left_edge
-    if clause.dep_ == "relcl" and clause.head.lower_ == "case" and clause.head.head.lower_ == "in":
+    if clause.dep_ in ("relcl", "acl") and clause.head.lower_ == "case" and \
+            clause.head.head.lower_ == "in" and \
+            not any(c.dep_ == "det" for c in clause.head.children):
         return True
     return first.i + 1 < len(clause.doc) and first.lower_ == "in" and \
         clause.doc[first.i + 1].lower_ == "case"
@@ -2283,12 +2285,11 @@ def _slash_alternative(root: Token, category: str) -> _Decision | None:
         return None
     if root.i + 2 < len(doc) and doc[root.i + 1].text == "/":
         first, last = root, doc[root.i + 2]
-        other = last
     elif root.i >= 2 and doc[root.i - 1].text == "/":
         first, last = doc[root.i - 2], root
-        other = first
     else:
         return None
+    other = last if first.i == root.i else first
     if not _is_noun(other) or other.tag_ == "NNS" or _category_of(other) in (None, category) \
             or root.dep_ in ("compound", "amod", "nmod") and root.head.i > root.i and \
             root.head.i != other.i:
@@ -2320,16 +2321,11 @@ def _question(root: Token, top: Token) -> _Decision | None:
 
 def _open_question(root: Token, top: Token) -> _Decision | None:
     """Inside a "whether"/"if"/"unless" clause, nothing is asserted: "it is unclear whether there
-    is a car", "I am not sure if a dog is there", "unless a dog came in"; an "in case" clause
-    says what something is there for ("paper towels in case a child spills cereal"). A definite
-    phrase keeps its presupposition."""
+    is a car", "I am not sure if a dog is there", "unless a dog came in" (a definite phrase keeps
+    its presupposition)."""
     if _is_definite(top) or _is_definite(root):
         return None
     for _, head in _ancestors(top):
-        if head.dep_ in ("acl", "relcl") and head.head.lower_ == "case" and \
-                head.head.head.lower_ == "in" and head.head.i < root.i and \
-                not any(c.dep_ == "det" for c in head.head.children):  # (not "in this case")
-            return _Decision("non_assertive", "purpose", _chars(head.head.head, root), "in-case")
         for child in head.children:
             if child.dep_ == "mark" and child.lower_ in lex.OPEN_QUESTION_MARKS and \
                     child.i < root.i:
