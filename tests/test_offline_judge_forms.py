@@ -509,6 +509,32 @@ NON_ASSERTIVE = [
     # One thing named two ways with a slash.
     ("A brown leather couch/chair stands against the wall.", "couch", 0, "hedged"),
     ("A brown leather couch/chair stands against the wall.", "chair", 0, "hedged"),
+    # Round 20: a guess in the progressive is no capacity; "free from"; who a spot is popular
+    # with, doing something with their things; who the kind of thing is for; what a thing is
+    # put there to keep away; a raised hedge over a participle the parser makes a clause; what
+    # has not yet pulled in; toys named by the verb's subject; vehicles made of toy materials;
+    # a hedged with-phrase whose noun the parser makes a subject; the fruit in a sign's text.
+    ("The man could be holding a cup.", "cup", 0, "hedged"),
+    ("The road is free from cars.", "cars", 0, "negation"),
+    ("A path that is popular with people walking their dogs.", "people", 0, "generic"),
+    ("A path that is popular with people walking their dogs.", "dogs", 0, "generic"),
+    ("It is the kind of match that kids play most weekends.", "kids", 0, "generic"),
+    ("It captures the kind of party that every child looks forward to.", "child", 0,
+     "generic"),
+    ("A scarecrow stands in the field to keep birds away.", "birds", 0, "purpose"),
+    ("A spot where locals often come to buy vegetables such as broccoli.", "broccoli", 0,
+     "generic"),
+    ("Several people appear gathered around a fire pit.", "people", 0, "hedged"),
+    ("The next train has not yet pulled into the station.", "train", 0, "negation"),
+    ("Several plush toys are on the bed, including a giraffe.", "giraffe", 0, "depictive"),
+    ("Toys like a giraffe and a truck lie on the floor.", "truck", 0, "depictive"),
+    ("There is a small bus made of wooden blocks.", "bus", 0, "depictive"),
+    ("She may be off to a picnic, perhaps with a bottle of wine tucked away.", "bottle", 0,
+     "hedged"),
+    ('A sign near the gate reads "Fresh Eggs and Apples".', "Apples", 0, "depictive"),
+    ("A bench for people who want to read a book.", "book", 0, "purpose"),
+    ("These kinds of dogs are loyal.", "dogs", 0, "generic"),
+    ("A bowl for a dog that is probably sleeping somewhere.", "dog", 0, "purpose"),
 ]
 
 
@@ -816,6 +842,33 @@ EXISTENTIAL = [
     # A later sentence about the thing asserts it.
     ("A man appears to be watching television. The television's screen is bright.",
      "television", 1),
+    # Round 20's hard negatives: capacity, a motion's "free from", the definite or the
+    # counted after "kind of", an acting subject keeping things away, a habit without a
+    # purpose clause, a real vehicle made of wood, people listed, the brand.
+    ("The bus can carry many people.", "bus", 0),
+    ("The dog broke free from a man.", "man", 0),
+    ("The dog broke free of a man.", "man", 0),
+    ("It is the kind of park that the people here love.", "people", 0),
+    ("A man waves his arms to keep birds away.", "birds", 0),
+    ("A man is standing here to watch a bus.", "bus", 0),
+    ("The people appear gathered around a fire pit.", "people", 0),
+    ("A boat made of wood is on the lake.", "boat", 0),
+    ("Several people are in the park, including a man.", "man", 0),
+    ("The bus did not pull into the lane.", "bus", 0),
+    # Kinds of the things there; where a picture hangs; "real"; a sign of life; a magnet
+    # holding a note; what one reaches for; whoever a purpose names, placed by a relative
+    # clause, and their things.
+    ("A box holds several kinds of donuts.", "donuts", 0),
+    ("Two types of cars are parked outside.", "cars", 0),
+    ("There is a framed photo of a dog hanging above the sink.", "sink", 0),
+    ("A painting of a horse hanging on the wall next to a clock.", "clock", 0),
+    ("A statue of a woman sits on a real bench.", "bench", 0),
+    ("The only sign of life is a cat on the porch.", "cat", 0),
+    ("A magnet shaped like a banana holds a note on the refrigerator.", "refrigerator", 0),
+    ("A boy is reaching for a cup on the table.", "cup", 0),
+    ("The tree provides shade for a man who is sitting on a bench and reading a book.", "book",
+     0),
+    ("There is a charger for the laptop that is sitting on the desk.", "laptop", 0),
 ]
 
 
@@ -865,6 +918,8 @@ NOT_OBJECT = [
     # Round 19: a compound whose head the tagger read as a verb; a colour between colours.
     ("A bike rack with no bikes.", "bike"),
     ("A red and orange kite flies above the beach.", "orange"),
+    # Round 20: the brand outside quotes.
+    ("He uses an Apple laptop.", "Apple"),
 ]
 
 

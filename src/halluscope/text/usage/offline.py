@@ -766,7 +766,9 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, root), reason="idiom")  # "ten o'clock"
     if category == "orange" and _is_colour(root):
         return _Decision("not_object", cue=_chars(root, root), reason="colour")
-    if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root):
+    if category == "apple" and span.text[:1].isupper() and span.start != _sentence_start(root) \
+            and root.lower_ == "apple" and not _in_quotes(span):
+        # (the fruit in a sign's title case, "Fresh Apples", or quoted, "Apple Pie", is text)
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
     if category == "bed" and span.start > 0 and doc[span.start - 1].lower_ in ("before", "to") \
             and not _has_own_determiner(root) and not _without_articles(doc):
@@ -914,6 +916,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     dog", "a TV showing a man", "a sign that says no dogs"."""
     # A teddy bear is itself a toy: "a stuffed teddy bear" is the object, but "a statue of a
     # child holding a teddy bear" still depicts one.
+    if any(c.dep_ == "amod" and c.lower_ in lex.REAL_MODIFIERS for c in root.children):
+        return None  # "a statue of a man seated on a real wooden bench": the writer says so
     fake = None if category in lex.DEPICTION_CATEGORIES else _fake_modifier(span, root, category)
     if fake is not None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
@@ -953,6 +957,11 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
                 "on", "to", "against") and _is_noun(head.head):
             break  # "a photo of a dog on the refrigerator": where the picture is
+        if head.dep_ == "prep" and (head.head.head if head.head.dep_ == "advmod" else
+                                    head.head).lower_ in lex.HUNG_PARTICIPLES:
+            # "a picture of a cat hanging above the toilet", "... next to a clock": where the
+            # picture hangs
+            break
         found = _depiction_step(child, head, category)
         if found is not None:
             first, last, reason = found
@@ -970,8 +979,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             top.head.head.lower_ in lex.STORY_NOUNS:  # "a documentary about elephants"
         return _Decision("non_assertive", "depictive", _chars(top.head.head, root),
                          "story-about")
-    material = _made_of(root) if category in lex.ANIMATE_CATEGORIES else None
-    if material is not None:
+    material = _made_of(root) if category in lex.REPRESENTED_WHEN_DECORATING else None
+    if material is not None and (category in lex.ANIMATE_CATEGORIES
+                                 or material.lower_ in lex.TOY_MATERIALS):
         return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
     shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
              lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
@@ -1152,14 +1162,19 @@ def _depiction_step(child: Token, head: Token, category: str
                 subject is not None and subject.i < head.i and _is_representation(subject)):
             return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
     examples = head.lower_ == "including" or head.lower_ == "as" and head.i > 0 and \
-        child.doc[head.i - 1].lower_ == "such"
+        child.doc[head.i - 1].lower_ == "such" or head.lower_ == "like" and head.head.tag_ == "NNS"
+    listed = head.head
+    if head.lower_ == "including" and listed.tag_.startswith("VB"):
+        # "several plush toys are on the bed, including a giraffe": the parser hangs the
+        # examples on the verb; they are the subject's
+        listed = next((c for c in listed.children if c.dep_ in ("nsubj", "nsubjpass")), listed)
     if child.dep_ == "pobj" and examples and category not in lex.DEPICTION_CATEGORIES and (
-            head.head.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}
-            or _is_noun(head.head) and _is_representation(head.head)
-            and head.head.lower_ not in ("sign", "signs")):
-        # "plush toys, including a giraffe", "stuffed animals such as a rabbit" (a teddy bear
-        # is the toy itself)
-        return head.head, head, "depiction-including"
+            listed.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}
+            or _is_noun(listed) and _is_representation(listed)
+            and listed.lower_ not in ("sign", "signs")):
+        # "plush toys, including a giraffe", "stuffed animals such as a rabbit", "toys like a
+        # giraffe" (a teddy bear is the toy itself)
+        return listed, head, "depiction-including"
     # "informs guests that dogs ...": the parser can make the that-clause a relative on "guests"
     told = child.dep_ == "relcl" and head.lower_ in lex.AUDIENCE_NOUNS and head.dep_ == "dobj" \
         and any(c.dep_ == "mark" and c.lower_ == "that" for c in child.children)
@@ -1292,18 +1307,25 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
         subject = _showing_subject(head)  # (through "it": "The statue ... it is holding a pizza")
         if subject is not None and subject.i < head.i and subject.lower_ in \
-                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs", "logo", "logos"}:
-            return subject.left_edge, head, "held-by-depiction"  # "the statue holds a pizza"
+                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs", "logo", "logos",
+                                                          "magnet", "magnets"}:
+            # "the statue holds a pizza" (a magnet holds a real list on a real door)
+            return subject.left_edge, head, "held-by-depiction"
     if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
         # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)
         if subject is not None and subject.lower_ in lex.VAGUE_DEPICTION_NOUNS and \
                 _raised_hedge_cue(head, child) is not None:
             return None  # "the shape could be a dog": an unidentified thing, a hedge
-        if subject is not None and subject.i < child.i and (
+        sign_of = subject is not None and subject.lower_ in ("sign", "signs") and any(
+            c.dep_ == "prep" and c.lower_ == "of" and any(
+                g.dep_ == "pobj" and not _has_own_determiner(g) for g in c.children)
+            for c in subject.children)  # "a sign of life", not "the sign of the shop"
+        if subject is not None and subject.i < child.i and not sign_of and (
                 subject.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
                 or any(t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS
                        for t in subject.subtree if t.i < subject.i)):
+            # (not "the only sign of life is a small bird")
             return subject.left_edge, head, "depiction-identity"
     return None
 
@@ -1608,8 +1630,11 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                 c.dep_ == "neg" for c in clause.children):
             return _Decision("non_assertive", "negation", _chars(root, clause), "negated-presence")
     if top.dep_ == "pobj" and head.lower_ == "of" and (
-            head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS
-            or head.head.lower_ in lex.EMPTY_OF_ADJECTIVES):  # "empty of cars"
+            head.head.lower_ in lex.NEGATIVE_NOUNS or head.head.lower_ in lex.NEGATIVE_VERBS) \
+            or top.dep_ == "pobj" and head.head.dep_ != "advmod" and (
+                (head.lower_ == "of" and head.head.lower_ in lex.EMPTY_OF_ADJECTIVES)
+                or (head.lower_ == "from" and head.head.lower_ == "free")):
+        # "empty of cars", "a road free from cars" (not "the dog broke free of a man")
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
     if listed.dep_ == "dobj" and (listed.head.lower_ in lex.NEGATIVE_VERBS or (
             listed.head.lower_ == "missing" and any(c.dep_ == "aux" and c.lower_ in lex.BE_FORMS
@@ -1867,7 +1892,9 @@ def _not_arrived(predicate: Token) -> bool:
     if predicate.lower_ in lex.BE_FORMS:
         return any(c.dep_ in ("advmod", "acomp") and c.lower_ == "here"
                    for c in predicate.children)
-    return predicate.lower_ in ("arrived", "come", "arrive") and any(
+    arrives = predicate.lower_ in ("arrived", "come", "arrive") or predicate.lower_ in (
+        "pulled", "pull") and any(c.lower_ in ("in", "into") for c in predicate.children)
+    return arrives and any(  # "has not yet pulled into the station"
         c.dep_ == "aux" and c.lower_ in ("has", "have", "had") or c.lower_ == "yet"
         for c in predicate.children)  # (not "did not arrive on time")
 
@@ -1902,7 +1929,15 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
         return None  # "contains a towel rack for hanging towels, a bottle, and a remote control"
     # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
     if (_has_own_determiner(top) or not _is_animate(top)) and (
-            _placed_by_participle(top) or _placed_by_relative(top)):
+            _placed_by_participle(top) or _placed_by_relative(top, restrictive=True)):
+        return _Decision("existential", reason="placed-in-scene")
+    beneficiary = next((child for child, head in _ancestors(top)
+                        if child.dep_ == "pobj" and head.lower_ == "for"), top)
+    if decision.reason == "for-beneficiary" and beneficiary is not top and \
+            _is_animate(beneficiary) and _has_own_determiner(beneficiary) and (
+                _placed_by_participle(beneficiary)
+                or _placed_by_relative(beneficiary, restrictive=True)):
+        # "shade for a woman who is lying on a towel and reading a book": her book too
         return _Decision("existential", reason="placed-in-scene")
     return decision
 
@@ -2003,15 +2038,20 @@ def _purpose_rules(root: Token) -> _Decision | None:
                 lex.SHOP_NOUNS:
             # "a shop that sells boats": the kind of goods, not what is there
             return _Decision("non_assertive", "generic", _chars(head, root), "shop-sells")
-        if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and any(
-                c.dep_ == "aux" and c.lower_ in ("can", "could", "would") for c in head.children):
-            # "the lot can accommodate many cars": what it has room for, not what is there.
+        if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and head.tag_ != "VBG" \
+                and any(c.dep_ == "aux" and c.lower_ in ("can", "could", "would")
+                        for c in head.children):
+            # "the lot can accommodate many cars": what it has room for, not what is there
+            # ("he could be holding a cup" guesses at what is).
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
-        if child.dep_ == "dobj" and head.lower_ in lex.INTENDED_EFFECT_VERBS and \
+        if child.dep_ == "dobj" and (head.lower_ in lex.INTENDED_EFFECT_VERBS or (
+                head.lower_ in ("keep", "keeps") and any(c.dep_ in ("prt", "advmod") and c.lower_ in (
+                    "away", "out", "off") for c in head.children))) and \
                 _has_aux_to(head) and child.i == top.i and not _is_definite(top) and \
                 not _is_animate(_subject_of(head.head) or head.head):
-            # "a feeder hangs from the tree to attract birds" (not "to guide the cattle", "a
-            # man is trying to guide a horse": someone acting on what is there)
+            # "a feeder hangs from the tree to attract birds", "a scarecrow stands there to keep
+            # birds away" (not "to guide the cattle", "a man is trying to guide a horse":
+            # someone acting on what is there)
             return _Decision("non_assertive", "purpose", _chars(head, root), "intended-effect")
         if child.dep_ == "dobj" and head.lower_ in lex.SEARCH_VERBS and _has_aux_to(head) and \
                 head.head.lower_ in lex.ATTEMPT_VERBS and not _is_definite(top):
@@ -2398,13 +2438,13 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                 return cue  # "a cat is presumably under the table", the adverb on the place
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
-            if comp.dep_ in ("oprd", "acomp", "xcomp") and \
+            if comp.dep_ in ("oprd", "acomp", "xcomp", "ccomp") and \
                     comp.lower_ in lex.PLACEMENT_PARTICIPLES and any(
                     c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
                     or c.dep_ == "advmod" and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"}
                     for c in list(comp.children) + list(predicate.children)):
                 # "a few bottles appear scattered across the room", "two cups appear placed
-                # nearby"
+                # nearby", "several people appear gathered around a fire" (a ccomp)
                 return predicate
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
                     c.dep_ == "prep" or (c.dep_ in ("advmod", "acomp")
@@ -2448,9 +2488,11 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
     k = min(top.left_edge.i, root.left_edge.i) - 1
     while cue is None and k >= 0 and doc[k].lower_ in ("either", "(", ",", "even"):
         k -= 1
-    if cue is None and top.dep_ == "pobj" and k == top.head.i and k > 0 and \
+    if cue is None and top.dep_ in ("pobj", "nsubj") and k > 0 and \
             doc[k].lower_ in ("with", "without") and doc[k - 1].lower_ in lex.HEDGE_ADVERBS:
-        cue = doc[k - 1]  # "perhaps with a bottle of wine tucked away"
+        # "perhaps with a bottle of wine tucked away" (the parser can make the bottle the
+        # subject of "tucked")
+        cue = doc[k - 1]
     if cue is None and k >= 0 and doc[k].lower_ in lex.HEDGE_ADVERBS:
         cue = doc[k]
     if cue is not None:
@@ -2736,17 +2778,27 @@ def _impression_mark(clause: Token) -> bool:
     return "like" in marks or ("as" in marks and ("if" in marks or "though" in marks))
 
 
-def _placed_by_relative(noun: Token) -> bool:
+def _placed_by_relative(noun: Token, restrictive: bool = False) -> bool:
     """A non-restrictive relative clause that locates the noun, without a hedge or negation of
-    its own: ", which is mounted on the wall", ", which sits on the table"."""
+    its own: ", which is mounted on the wall", ", which sits on the table"; with `restrictive`,
+    also one without the comma in the progressive or the passive, outside a hedge ("a woman
+    who is lying on a towel", "the TV that is mounted on the wall")."""
     if _definite_article(noun) is not None and _placed_by_participle(noun):
         return True  # "play with the frisbee lying next to them"
     doc = noun.doc
+    restrictive = restrictive and not any(
+        t.lower_ in lex.HEDGE_ADVERBS for t in doc[_sentence_start(noun):noun.i])
     for clause in noun.children:
         start = clause.left_edge.i
         if clause.dep_ != "relcl" or clause.i < noun.i or start == 0 or \
-                doc[start - 1].text != "," or doc[start].lower_ not in ("which", "who", "that"):
+                doc[start].lower_ not in ("which", "who", "that"):
             continue
+        if doc[start - 1].text != "," and not (
+                restrictive and clause.tag_ in ("VBG", "VBN") and any(
+                    c.dep_ in ("aux", "auxpass") and c.lower_ in lex.BE_FORMS
+                    for c in clause.children) and not any(
+                    c.lower_ in lex.HABITUAL_ADVERBS for c in clause.children)):
+            continue  # (not "a spot that is usually packed with people at rush hour")
         if _hedge_cue_any_side(clause) is not None or any(c.dep_ == "neg" for c in
                                                           clause.children):
             continue
@@ -2877,17 +2929,29 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         # "a path where people usually walk their dogs": the dogs of a habit.
         return _Decision("non_assertive", "generic", _chars(where, root), "where-habitual")
     if root.dep_ == "pobj" and root.head.lower_ == "of" and root.tag_ == "NNS" and \
-            root.head.head.lower_ in lex.KIND_NOUNS and not _has_own_determiner(root):
-        # "these kinds of horses", "the common habit of cats"
+            root.head.head.lower_ in lex.KIND_NOUNS and not _has_own_determiner(root) and \
+            not any(c.dep_ == "nummod" or c.lower_ in lex.ASSORTMENT_WORDS
+                    for c in root.head.head.children):
+        # "these kinds of horses", "the common habit of cats" (not "various kinds of donuts",
+        # "two types of cars": the ones there, sorted)
         return _Decision("non_assertive", "generic", _chars(root.head.head, root), "kind-of")
+    kind = top.head.head if top.dep_ == "nsubj" and top.head.dep_ == "relcl" else None
+    if kind is not None and kind.dep_ == "pobj" and kind.head.lower_ == "of":
+        kind = kind.head.head
+    if kind is not None and kind.lower_ in ("kind", "sort", "type") and (
+            not (_is_definite(top) or _has_own_determiner(top)) or any(
+                c.dep_ == "det" and c.lower_ in ("every", "any", "most") for c in top.children)):
+        # "the kind of casual match that kids play most weekends", "the kind of celebration
+        # that every child looks forward to": who does it, in the kind, not in the scene
+        return _Decision("non_assertive", "generic", _chars(kind, root), "kind-of")
+    popular = _popular_with(top, root)
+    if popular is not None:
+        return _Decision("non_assertive", "generic", _chars(popular, root), "popular-with")
     if _is_definite(top) or _is_definite(root):
         return None
     if top.dep_ == "pobj" and _comparison(top.head):
         # "as tall as a truck", "taller than a bus", "the size of a bus": a measure, no bus
         return _Decision("non_assertive", "generic", _chars(top.head, root), "comparison")
-    if top.dep_ == "pobj" and top.head.lower_ in ("with", "among", "for") and \
-            top.head.head.lower_ in lex.GENERIC_ADJECTIVES:
-        return _Decision("non_assertive", "generic", _chars(top.head.head, root), "popular-with")
     clause = top.head
     if top.i == root.i and root.dep_ == "nsubj" and root.tag_ == "NNS" and \
             not _has_own_determiner(root) and clause.dep_ == "relcl" and clause.tag_ == "VBP" and \
@@ -2952,6 +3016,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
                 last = max(adverb.i, head.i, root.i)
                 return _Decision("non_assertive", "generic",
                                  _chars(root.doc[first], root.doc[last]), "habitual")
+        if head.tag_.startswith("VB") and head.dep_ in ("xcomp", "advcl") and \
+                _has_aux_to(head) and head.head.tag_.startswith("VB"):
+            continue  # "a spot where people often go to fly kites": the habit governs the purpose
         if head.tag_.startswith("VB"):
             when = _when_habit(head)
             if when is not None:
@@ -3021,6 +3088,24 @@ def _where_habit(verb: Token) -> Token | None:
             _describes_instances(subject, verb):
         return None
     return where
+
+
+def _popular_with(top: Token, root: Token) -> Token | None:
+    """The adjective of "a spot popular with tourists", also over the ones doing something
+    ("a path popular with people walking their dogs": the people and their dogs)."""
+    if top.dep_ == "dobj" and _possessed_by_generic(top) and top.head.dep_ == "pcomp" and any(
+            c.dep_ == "nsubj" for c in top.head.children):
+        phrase = top.head
+    elif _is_definite(top) or _is_definite(root):
+        return None
+    elif top.dep_ == "nsubj" and top.head.dep_ == "pcomp":
+        phrase = top.head
+    else:
+        phrase = top if top.dep_ == "pobj" else None
+    if phrase is None or phrase.head.lower_ not in ("with", "among", "for"):
+        return None
+    adjective = phrase.head.head
+    return adjective if adjective.lower_ in lex.GENERIC_ADJECTIVES else None
 
 
 def _possessed_by_generic(noun: Token) -> bool:

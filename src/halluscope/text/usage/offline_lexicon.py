@@ -156,6 +156,8 @@ PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "sho
 ANIMAL_LIKENESS_MODIFIERS: frozenset[str] = frozenset({
     "mechanical", "robotic", "animatronic", "origami", "chocolate", "wax", "knitted", "crocheted",
     "candy", "marzipan", "fondant", "sugar"})
+# Modifiers that set a thing apart from its likenesses: "a real cat lies next to the poster".
+REAL_MODIFIERS: frozenset[str] = frozenset({"real", "actual", "live", "real-life"})
 # Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
 FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
@@ -258,6 +260,9 @@ SURFACE_PREPOSITIONS: frozenset[str] = frozenset({"on", "above", "below", "under
 HANGING_SURFACES: frozenset[str] = frozenset({
     "wall", "walls", "fridge", "refrigerator", "door", "board", "easel", "mantel", "mantle",
     "billboard"})
+# Participles that put a picture up somewhere: what follows them is where it hangs.
+HUNG_PARTICIPLES: frozenset[str] = frozenset({"hanging", "hung", "mounted", "pinned", "taped",
+                                              "posted", "affixed"})
 # Depiction nouns that also name a thing not yet made out: "the shape could be a dog" hedges.
 VAGUE_DEPICTION_NOUNS: frozenset[str] = frozenset({"shape", "shapes", "figure", "figures",
                                                    "silhouette", "silhouettes"})
@@ -312,6 +317,9 @@ IMAGE_NOUNS: frozenset[str] = frozenset({"scene", "image", "picture", "photo", "
 # Determiners and quantities that single out instances: "where several cars are parked".
 INSTANCE_QUANTIFIERS: frozenset[str] = frozenset({"several", "many", "few", "some", "a",
                                                   "an", "numerous", "multiple", "various"})
+# Modifiers of "kinds of X" that sort the ones there ("various kinds of donuts fill the case").
+ASSORTMENT_WORDS: frozenset[str] = frozenset({"various", "different", "several", "many",
+                                              "numerous", "multiple", "assorted", "diverse"})
 # Predicates whose "whether"/"if" clause is left open ("it is unclear whether there is a car").
 OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if", "unless"})
 # Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
@@ -353,11 +361,11 @@ NOTICE_NOUNS: frozenset[str] = frozenset({
 DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
 
 # --- purpose and intensional contexts ---------------------------------------------------------
-# Verbs whose "for"-object need not exist ("waiting for the bus", "looking for a taxi").
+# Verbs whose "for"-object need not exist ("waiting for the bus", "looking for a taxi"). Not
+# "reach": one reaches for what is there ("reaching for a bottle on the counter").
 INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
     "wait", "look", "search", "hunt", "hope", "ask", "call", "wish", "shop", "prepare", "long",
-    "pose",
-    "beg", "reach", "aim", "root", "cheer", "watch", "await", "scan", "fish")
+    "pose", "beg", "aim", "root", "cheer", "watch", "await", "scan", "fish")
 # Verbs whose direct object need not exist ("wanting a snack", "awaiting the train").
 INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
     "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
@@ -621,7 +629,8 @@ GENERIC_INFINITIVE_GOVERNORS: frozenset[str] = frozenset({"common", "uncommon", 
 COLLAGE_NOUNS: frozenset[str] = frozenset({"collage", "collages", "series", "montage", "grid"})
 # Words after "for" that are not a purpose ("except for the cars", "as for").
 NON_PURPOSE_FOR_HEADS: frozenset[str] = frozenset({"except", "as", "but", "save", "known",
-                                                   "famous", "responsible", "time", "while"})
+                                                   "famous", "responsible", "time", "while"}) | \
+    verb_forms("reach", "grab")  # one reaches for what is there: "reaching for a bottle"
 # Subordinators of a clause about a place's use: "a park where people walk".
 WHERE_WORDS: frozenset[str] = frozenset({"where", "wherever"})
 GENERIC_MODALS: frozenset[str] = frozenset({"can", "could", "might", "may", "would", "should",
@@ -647,6 +656,12 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
 # or plastic is a representation ("the cow is made of plastic", "a horse carved out of stone").
 MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted", "molded",
                                           "moulded", "built", "constructed", "formed", "cast"})
+# Materials of models and toys: a vehicle made of them is a likeness ("a bus made of wooden
+# blocks", "a car made of Lego"), unlike one made of metal or wood.
+TOY_MATERIALS: frozenset[str] = frozenset({
+    "block", "blocks", "lego", "legos", "paper", "cardboard", "clay", "playdough", "fondant",
+    "icing", "sugar", "chocolate", "balloons", "yarn", "felt", "sand", "snow", "matchsticks",
+    "toothpicks"})
 # Governors of an infinitive whose object is there to be acted on: "ready to hit the ball",
 # "about to cut a cake", "preparing to hit a tennis ball".
 READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "prepared"}
