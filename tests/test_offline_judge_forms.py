@@ -535,6 +535,10 @@ NON_ASSERTIVE = [
     ("A bench for people who want to read a book.", "book", 0, "purpose"),
     ("These kinds of dogs are loyal.", "dogs", 0, "generic"),
     ("A bowl for a dog that is probably sleeping somewhere.", "dog", 0, "purpose"),
+    ("There might be a cat that is hiding under the bed.", "cat", 0, "hedged"),
+    ("A towel lies on the sand, possibly belonging to a person who is out in the water.",
+     "person", 0, "hedged"),
+    ("The dog seems to be missing.", "dog", 0, "negation"),
 ]
 
 
@@ -869,6 +873,15 @@ EXISTENTIAL = [
     ("The tree provides shade for a man who is sitting on a bench and reading a book.", "book",
      0),
     ("There is a charger for the laptop that is sitting on the desk.", "laptop", 0),
+    # A hedged activity's object placed by a relative clause; a purpose guessed in a reduced
+    # relative; a part something misses; a list item hung on a relative clause's adjective; a
+    # word on a sign is no picture to point back to.
+    ("A girl is seemingly chasing a frisbee that is in the air.", "frisbee", 0),
+    ("There are plates, a knife likely intended for cutting the bread, and napkins.", "knife",
+     0),
+    ("One car in the lot seems to be missing its front bumper.", "car", 0),
+    ("The room has a lamp that seems to be quite old and a couch.", "couch", 0),
+    ('A sign says "Beware of Dog", which suits the dog sleeping by the gate.', "dog", 1),
 ]
 
 

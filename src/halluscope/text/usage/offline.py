@@ -387,7 +387,10 @@ class _Discourse:
                                  "hedged-before")
         if decision.subtype == "hedged":
             self.hedged[category] = _sentence_start(root)
-        if decision.subtype == "depictive":
+        if decision.subtype == "depictive" and decision.reason not in ("quoted-text",
+                                                                        "text-content"):
+            # (a word on a sign is not a picture "the dog" can point back to: 'a sign says
+            # "Beware of Dog", fitting given the dog's presence')
             self.depicted.add(category)
             if decision.reason in ("depiction-modifier", "depicted-before"):
                 self.toy_words.add(mention.word.lower())
@@ -946,9 +949,11 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             break  # "a picture of an elephant, which suggests that elephants live here"
         if child.dep_ == "relcl" and child.lower_ in lex.VIEWING_VERBS:
             break  # "displaying the video game the man is playing": the player is real
-        if child.dep_ == "conj" and sum(
+        if child.dep_ in ("conj", "relcl") and sum(
                 t.text in _QUOTES for t in child.doc[head.i + 1:child.i]) % 2 == 1:
-            break  # 'reads "No Trucks" and a few cars are parked': past the quoted text
+            # 'reads "No Trucks" and a few cars are parked', 'says "Beware of Dog", which
+            # fits the dog': past the quoted text
+            break
         if child.dep_ == "conj" and (_past_aside_relative(child, head)
                                      or _past_showing_item(child, head)):
             # "a painting, which depicts a horse, and a vase", "a room with a TV showing a game,
@@ -1755,7 +1760,9 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         else None
     if frame is not None and not negs:
         return _Decision("non_assertive", "negation", _chars(root, frame), "out-of-frame")
-    lacks = any(c.dep_ == "dobj" for c in predicate.children)  # "is missing its front wheel"
+    lacks = any(c.dep_ == "dobj" for v in [predicate, *(c for c in predicate.children if
+                                                     c.dep_ == "xcomp")]
+                for c in v.children)  # "is missing its front wheel", "seems to be missing"
     # "a slice of the cake is missing", "a few of the donuts are missing": the rest is there
     part = top.i != root.i and root.dep_ == "pobj" and root.head.head.i == top.i and (
         top.lower_ in lex.PART_HEADS or top.lower_ in lex.PARTITIVE_QUANTIFIERS
@@ -1928,15 +1935,19 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     if decision.reason != "intensional-for" and _new_list_item(top):
         return None  # "contains a towel rack for hanging towels, a bottle, and a remote control"
     # (Not "for someone seated at either end", "for people sitting there": anyone who would.)
+    # (A restrictive relative clause places it only outside a hedge: not "possibly leftovers
+    # for some people who are enjoying their meal".)
+    restrictive = not any(t.lower_ in lex.HEDGE_ADVERBS
+                          for t in top.doc[_sentence_start(top):top.i])
     if (_has_own_determiner(top) or not _is_animate(top)) and (
-            _placed_by_participle(top) or _placed_by_relative(top, restrictive=True)):
+            _placed_by_participle(top) or _placed_by_relative(top, restrictive)):
         return _Decision("existential", reason="placed-in-scene")
     beneficiary = next((child for child, head in _ancestors(top)
                         if child.dep_ == "pobj" and head.lower_ == "for"), top)
     if decision.reason == "for-beneficiary" and beneficiary is not top and \
             _is_animate(beneficiary) and _has_own_determiner(beneficiary) and (
                 _placed_by_participle(beneficiary)
-                or _placed_by_relative(beneficiary, restrictive=True)):
+                or _placed_by_relative(beneficiary, restrictive)):
         # "shade for a woman who is lying on a towel and reading a book": her book too
         return _Decision("existential", reason="placed-in-scene")
     return decision
@@ -2419,8 +2430,12 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                 predicate.lower_ in lex.PLACEMENT_PARTICIPLES:
             return child  # "a cat seems perched on the fence", parsed with "seems" as auxiliary
         if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
-                child.i < predicate.i and subject.i < child.i:
-            return child  # "a dog is probably sleeping next to him", "cars seemingly wait"
+                child.i < predicate.i and subject.i < child.i and not (
+                    predicate.tag_ == "VBN" and predicate.lower_ in lex.PURPOSE_GOVERNORS
+                    and not any(c.dep_ in ("aux", "auxpass") for c in predicate.children)):
+            # "a dog is probably sleeping next to him", "cars seemingly wait" (not "a knife
+            # likely intended for cutting it", a reduced relative: the purpose is guessed)
+            return child
         if child.dep_ in ("acomp", "advmod") and child.lower_ in lex.HEDGE_ADVERBS and \
                 predicate.lower_ in lex.BE_FORMS and \
                 subject.i < child.i and any(
@@ -2593,6 +2608,11 @@ def _default_categories() -> dict[str, str]:
 def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None:
     """A hedge on a predicate scopes over what the predicate introduces after the hedge, not over
     its subject; definite phrases keep their presupposition ("looking at her phone")."""
+    if top.dep_ == "conj" and top.head.tag_ == "JJ" and _has_own_determiner(top) and any(
+            head.dep_ == "relcl" for _, head in _ancestors(top.head)):
+        # "an oven that seems to be brand new and a sink": the parser hangs the list's next
+        # item on the relative clause's adjective
+        return None
     aside_with = None  # ", with a cup beside him": a scene detail after the hedged clause
     for child, head in _ancestors(top):
         if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
@@ -2698,9 +2718,11 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 top.head.lower_ in lex.LOCATIVE_PREPOSITIONS and child.i != top.i:
             # "a cat might be hiding under the bed": the place is presupposed.
             return _Decision("existential", reason="definite-landmark")
-        if _placed_by_relative(top) or _placed_by_relative(root):
-            # "the dog appears to be watching television, which is mounted on the wall": the
-            # activity is hedged, the relative clause places the television in the scene.
+        if _placed_by_relative(top, restrictive=top.dep_ in ("dobj", "pobj")
+                               and not _is_animate(top)) or _placed_by_relative(root):
+            # "the dog appears to be watching television, which is mounted on the wall",
+            # "seemingly chasing a frisbee that is in mid-air": the activity is hedged, the
+            # relative clause places the thing in the scene.
             return _Decision("existential", reason="placed-by-relative")
         if any(c.dep_ == "neg" for c in cue.children):
             # "there don't appear to be any birds": a denial, however softened (a negation cue
@@ -2781,24 +2803,25 @@ def _impression_mark(clause: Token) -> bool:
 def _placed_by_relative(noun: Token, restrictive: bool = False) -> bool:
     """A non-restrictive relative clause that locates the noun, without a hedge or negation of
     its own: ", which is mounted on the wall", ", which sits on the table"; with `restrictive`,
-    also one without the comma in the progressive or the passive, outside a hedge ("a woman
-    who is lying on a towel", "the TV that is mounted on the wall")."""
+    also one without the comma in the progressive, the passive or with "be" ("a woman who is
+    lying on a towel", "the TV that is mounted on the wall", "a frisbee that is in mid-air")."""
     if _definite_article(noun) is not None and _placed_by_participle(noun):
         return True  # "play with the frisbee lying next to them"
     doc = noun.doc
-    restrictive = restrictive and not any(
-        t.lower_ in lex.HEDGE_ADVERBS for t in doc[_sentence_start(noun):noun.i])
     for clause in noun.children:
         start = clause.left_edge.i
         if clause.dep_ != "relcl" or clause.i < noun.i or start == 0 or \
                 doc[start].lower_ not in ("which", "who", "that"):
             continue
         if doc[start - 1].text != "," and not (
-                restrictive and clause.tag_ in ("VBG", "VBN") and any(
-                    c.dep_ in ("aux", "auxpass") and c.lower_ in lex.BE_FORMS
-                    for c in clause.children) and not any(
-                    c.lower_ in lex.HABITUAL_ADVERBS for c in clause.children)):
-            continue  # (not "a spot that is usually packed with people at rush hour")
+                restrictive and (clause.lower_ in ("is", "are") or clause.tag_ in (
+                    "VBG", "VBN") and any(c.dep_ in ("aux", "auxpass") and c.lower_ in
+                                          ("is", "are") for c in clause.children)) and not any(
+                    c.lower_ in lex.HABITUAL_ADVERBS | {"out", "away"}
+                    for c in clause.children)):
+            # (not "a spot that is usually packed with people", "boats that are still out at
+            # sea", "children who were playing there earlier")
+            continue
         if _hedge_cue_any_side(clause) is not None or any(c.dep_ == "neg" for c in
                                                           clause.children):
             continue
