@@ -539,6 +539,7 @@ NON_ASSERTIVE = [
     ("A towel lies on the sand, possibly belonging to a person who is out in the water.",
      "person", 0, "hedged"),
     ("The dog seems to be missing.", "dog", 0, "negation"),
+    ("A cat sits in the window, possibly a dog.", "dog", 0, "hedged"),
 ]
 
 
@@ -882,6 +883,14 @@ EXISTENTIAL = [
     ("One car in the lot seems to be missing its front bumper.", "car", 0),
     ("The room has a lamp that seems to be quite old and a couch.", "couch", 0),
     ('A sign says "Beware of Dog", which suits the dog sleeping by the gate.', "dog", 1),
+    # A possessive re-description; a relative clause after a hedged aside, hung on a noun
+    # inside it; a thing placed "nearby"; an aside on what a place phrase locates.
+    ("A large elephant stands in the mud, with a small elephant, probably its calf, next to "
+     "it.", "calf", 0),
+    ("The family includes a boy, possibly the oldest of the children, who is flying a kite.",
+     "kite", 0),
+    ("A knife is used for slicing the apples placed nearby.", "apples", 0),
+    ("A truck can be seen far down the road, possibly a delivery truck.", "truck", 1),
 ]
 
 

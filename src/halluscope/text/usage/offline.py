@@ -2486,7 +2486,8 @@ def _placed_by_participle(noun: Token) -> bool:
                               and c.lower_ in lex.POSTURE_VERBS
                               or g.lower_ == "from" and c.lower_ in ("hanging", "dangling"))
         or g.dep_ == "prt" and g.lower_ in lex.LOCATIVE_PREPOSITIONS  # "sitting across from"
-        for g in c.children)
+        or g.dep_ == "advmod" and g.lower_ == "nearby" and c.lower_ in lex.PLACEMENT_PARTICIPLES
+        for g in c.children)  # ("the apples placed nearby")
         for c in noun.children)
 
 
@@ -2513,9 +2514,12 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
     if cue is not None:
         if _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
-        if _type_hedge(top, category) and _alternative(root, category) is None:
-            # "an animal, possibly a horse" re-describes the animal; "possibly a horse or a
-            # cow" leaves open which object it is.
+        if (_type_hedge(top, category) or _is_possessed(top) and (
+                top.dep_ == "appos" or _aside_anchor(top) is not None)) and \
+                _alternative(root, category) is None:
+            # "an animal, possibly a horse" re-describes the animal, and so does "a smaller
+            # elephant, likely its calf"; "possibly a horse or a cow" leaves open which object
+            # it is.
             return _Decision("existential", reason="type-hedge")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     for child in root.children:  # "a cat, perhaps."
@@ -2556,6 +2560,16 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     duck", "the table appears to be a dining table" (not an anchor after the hedge's `cue`,
     guessed at with it: "might indicate that a man was the last person here")."""
     same = _aside_anchor(np)
+    if same is not None and same.dep_ == "pobj" and same.head.lower_ in \
+            lex.LOCATIVE_PREPOSITIONS and _category_of(same) != category:
+        # "a boat can be seen further out in the water, possibly a rescue boat": the aside is
+        # on what the place phrase locates
+        located = same.head.head
+        while located.dep_ == "advmod" and located.head.i != located.i:
+            located = located.head
+        same = located if _is_noun(located) else next(
+            (c for c in located.children if c.dep_ in ("nsubj", "nsubjpass", "dobj")
+             and _is_noun(c)), same)
     if same is not None and _category_of(same) == category:
         return True  # "a cow, likely a dairy cow", whatever the parser hung the aside on
     anchor = None
@@ -2614,6 +2628,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         # item on the relative clause's adjective
         return None
     aside_with = None  # ", with a cup beside him": a scene detail after the hedged clause
+    past_relative = False
     for child, head in _ancestors(top):
         if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
             aside_with = child
@@ -2684,10 +2699,14 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 child.doc[child.left_edge.i - 1].text == ",":
             # "a person, possibly a man, who is also holding a phone": the hedge is on who
             # the person is; the relative clause says what that person does.
+            past_relative = True
             continue
         cue = _hedge_cue(head, root)
         if cue is None:
             continue
+        if past_relative and (_is_noun(head) or head.dep_ == "appos"):
+            return None  # (also where the parser hangs it lower: "possibly the youngest member
+            # of the group, who is holding a kite")
         if aside_with is not None and cue.i < aside_with.i:
             return None  # "likely working on a project, with a cup of coffee beside him"
         if _clause_break(cue, root) or _past_aside(cue, root):
