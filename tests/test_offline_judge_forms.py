@@ -540,6 +540,11 @@ NON_ASSERTIVE = [
      "person", 0, "hedged"),
     ("The dog seems to be missing.", "dog", 0, "negation"),
     ("A cat sits in the window, possibly a dog.", "dog", 0, "hedged"),
+    # Which of two things a vague noun is, the first tagged an adjective; "one of them" after
+    # the pictures a place phrase names.
+    ("There is a small gadget that could be either a remote or a phone charger.", "remote", 0,
+     "hedged"),
+    ("The door is covered with stickers, one of them shows a dog.", "dog", 0, "depictive"),
 ]
 
 

@@ -711,9 +711,10 @@ def _antecedent(pronoun: Token) -> Token | None:
     start = _sentence_start(pronoun.doc[start - 1]) if start > 0 else start
     for k in range(pronoun.i - 1, start - 1, -1):
         token = pronoun.doc[k]
-        if token.tag_ in ("NN", "NNS") and (token.tag_ == "NNS") == plural and token.dep_ in (
-                "nsubj", "nsubjpass", "attr", "dobj", "conj", "appos"):
-            return token
+        if token.tag_ in ("NN", "NNS") and (token.tag_ == "NNS") == plural and (token.dep_ in (
+                "nsubj", "nsubjpass", "attr", "dobj", "conj", "appos")
+                or plural and token.dep_ == "pobj" and pronoun.i - k <= 5):
+            return token  # (a phrase's plural just before: "covered with drawings, one of them")
     return None
 
 
@@ -2291,8 +2292,10 @@ def _vague_lookalike(span: Span) -> _Decision | None:
 def _alternative(root: Token, category: str) -> _Decision | None:
     """One thing named two ways, "a ceramic bowl or vase", "a bus or train": neither is asserted
     (a hedge on which object it is). "A cup or mug" (one category) asserts the cup."""
-    # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun)
-    if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")):
+    # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun, and so is
+    # an adjective with an article: "either a remote or a charging block")
+    if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")) and not (
+            root.tag_ == "JJ" and any(c.dep_ == "det" for c in root.children)):
         return None
     seconds = [c for c in root.children if c.dep_ == "conj" and (
         c.tag_ == "NN" or c.tag_ in ("VB", "VBP") and _category_of(c) is not None)]
@@ -2722,7 +2725,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "the scene appears to be a kitchen with a fridge": the kind of scene is hedged;
             # "the room appears to have a couch" hedges the couch.
             return _Decision("existential", reason="scene-hedge")
-        if _type_hedge(top, category, cue):
+        if _type_hedge(top, category, cue) and _alternative(root, category) is None:
+            # (not "a device that could be either a remote or a charging block": which thing)
             return _Decision("existential", reason="type-hedge")
         if _has_nummod(top) and _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
