@@ -545,6 +545,9 @@ NON_ASSERTIVE = [
     ("There is a small gadget that could be either a remote or a phone charger.", "remote", 0,
      "hedged"),
     ("The door is covered with stickers, one of them shows a dog.", "dog", 0, "depictive"),
+    # Text in single quotes (where the tagger reads a quotation mark, not an apostrophe).
+    ("A 'No Dogs Allowed' sign stands at the gate.", "Dogs", 0, "depictive"),
+    ("A mug with the words 'I love my cat' sits on the desk.", "cat", 0, "depictive"),
 ]
 
 
@@ -896,6 +899,8 @@ EXISTENTIAL = [
      "kite", 0),
     ("A knife is used for slicing the apples placed nearby.", "apples", 0),
     ("A truck can be seen far down the road, possibly a delivery truck.", "truck", 1),
+    ("The sign says 'Keep Out' and a dog sits by it.", "dog", 0),
+    ("The dogs' bowls are red.", "dogs", 0),
 ]
 
 

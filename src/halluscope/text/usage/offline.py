@@ -92,6 +92,11 @@ _QUOTES = frozenset({'"', "“", "”", "''", "``"})
 _STRAIGHT_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 
 
+def _is_quote(token: Token) -> bool:
+    """A double quote, or a single one the tagger read as a quotation mark (not an apostrophe)."""
+    return token.text in _QUOTES or token.text == "'" and token.tag_ in ("``", "''")
+
+
 @lru_cache(maxsize=4)
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
     """The spaCy pipeline, loaded once per process (tests and judges share it), with line breaks
@@ -951,7 +956,7 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child.dep_ == "relcl" and child.lower_ in lex.VIEWING_VERBS:
             break  # "displaying the video game the man is playing": the player is real
         if child.dep_ in ("conj", "relcl") and sum(
-                t.text in _QUOTES for t in child.doc[head.i + 1:child.i]) % 2 == 1:
+                _is_quote(t) for t in child.doc[head.i + 1:child.i]) % 2 == 1:
             # 'reads "No Trucks" and a few cars are parked', 'says "Beware of Dog", which
             # fits the dog': past the quoted text
             break
@@ -1268,7 +1273,7 @@ def _depiction_step(child: Token, head: Token, category: str
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
             # needs a subject that is not a reader, the other text verbs only no reader.
             reads = head.lower_ in ("read", "reads", "reading")
-            quotes = sum(t.text in ('"', "“", "”") for t in child.doc[head.i + 1:child.i])
+            quotes = sum(_is_quote(t) for t in child.doc[head.i + 1:child.i])
             if quotes >= 2 and quotes % 2 == 0:
                 return None  # 'says "No Parking," yet motorcycles are parked': after the text
             writers = _has_aux_to(head) and (subject is None or subject.lower_ == "it")
@@ -1548,7 +1553,11 @@ def _in_quotes(span: Span) -> bool:
     if start > 0 and doc[start].text in _QUOTES and doc[start - 1].text in (".", "!", "?"):
         start += 1  # 'reads "No Dogs." Despite ...': the quote closing the sentence before
     opened = sum(1 for t in doc[start:span.start] if t.text in _QUOTES)
-    return opened % 2 == 1
+    # Single quotes only where the tagger opened one ("a 'No Dogs Allowed' sign"): an
+    # apostrophe closes a plural possessive ("the dogs' bowls").
+    singles = [t for t in doc[start:span.start] if t.text in ("'", "‘", "’")]
+    opened_single = sum(t.tag_ == "``" for t in singles)
+    return opened % 2 == 1 or opened_single > len(singles) - opened_single
 
 
 # --- negation --------------------------------------------------------------------------------
