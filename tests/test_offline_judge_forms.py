@@ -548,6 +548,9 @@ NON_ASSERTIVE = [
     # Text in single quotes (where the tagger reads a quotation mark, not an apostrophe).
     ("A 'No Dogs Allowed' sign stands at the gate.", "Dogs", 0, "depictive"),
     ("A mug with the words 'I love my cat' sits on the desk.", "cat", 0, "depictive"),
+    # The pivot of a "there is" that a hedged clause frames.
+    ("It is possible that there are people inside the bus.", "people", 0, "hedged"),
+    ("It's likely there is a dog in the yard.", "dog", 0, "hedged"),
 ]
 
 
@@ -901,6 +904,7 @@ EXISTENTIAL = [
     ("A truck can be seen far down the road, possibly a delivery truck.", "truck", 1),
     ("The sign says 'Keep Out' and a dog sits by it.", "dog", 0),
     ("The dogs' bowls are red.", "dogs", 0),
+    ("It is clear that there is a dog in the yard.", "dog", 0),
 ]
 
 

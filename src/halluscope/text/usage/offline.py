@@ -2644,6 +2644,12 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
     for child, head in _ancestors(top):
         if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
             aside_with = child
+        if child.dep_ == "attr" and any(c.dep_ == "expl" for c in head.children):
+            cue = _clause_hedge(head, top)
+            if cue is not None and not _own_definite(root, top):
+                # "it is possible that there are people inside": the pivot of a hedged
+                # "there is", as its subject would be
+                return _Decision("non_assertive", "hedged", _chars(cue, root), "hedged-clause")
         if child.dep_ in _SUBJECT_DEPS:
             if child.dep_ == "nsubj" and head.dep_ == "ccomp" and head.tag_ in ("VB", "VBG") \
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
