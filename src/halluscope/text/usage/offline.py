@@ -1555,7 +1555,7 @@ def _in_quotes(span: Span) -> bool:
     opened = sum(1 for t in doc[start:span.start] if t.text in _QUOTES)
     # Single quotes only where the tagger opened one ("a 'No Dogs Allowed' sign"): an
     # apostrophe closes a plural possessive ("the dogs' bowls").
-    singles = [t for t in doc[start:span.start] if t.text in ("'", "‘", "’")]
+    singles = [t for t in doc[start:span.start] if t.text == "'"]
     opened_single = sum(t.tag_ == "``" for t in singles)
     return opened % 2 == 1 or opened_single > len(singles) - opened_single
 
@@ -2065,9 +2065,10 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "the lot can accommodate many cars": what it has room for, not what is there
             # ("he could be holding a cup" guesses at what is).
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
-        if child.dep_ == "dobj" and (head.lower_ in lex.INTENDED_EFFECT_VERBS or (
-                head.lower_ in ("keep", "keeps") and any(c.dep_ in ("prt", "advmod") and c.lower_ in (
-                    "away", "out", "off") for c in head.children))) and \
+        keeps_away = child.dep_ == "dobj" and head.lower_ == "keep" and any(
+            c.dep_ in ("prt", "advmod") and c.lower_ in ("away", "out", "off")
+            for c in head.children)
+        if child.dep_ == "dobj" and (head.lower_ in lex.INTENDED_EFFECT_VERBS or keeps_away) and \
                 _has_aux_to(head) and child.i == top.i and not _is_definite(top) and \
                 not _is_animate(_subject_of(head.head) or head.head):
             # "a feeder hangs from the tree to attract birds", "a scarecrow stands there to keep
@@ -2723,8 +2724,9 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         if cue is None:
             continue
         if past_relative and (_is_noun(head) or head.dep_ == "appos"):
-            return None  # (also where the parser hangs it lower: "possibly the youngest member
-            # of the group, who is holding a kite")
+            # (also where the parser hangs the clause lower: "possibly the youngest member of
+            # the group, who is holding a kite")
+            return None
         if aside_with is not None and cue.i < aside_with.i:
             return None  # "likely working on a project, with a cup of coffee beside him"
         if _clause_break(cue, root) or _past_aside(cue, root):

@@ -361,8 +361,7 @@ NOTICE_NOUNS: frozenset[str] = frozenset({
 DEPICTION_CATEGORIES: frozenset[str] = frozenset({"teddy bear"})
 
 # --- purpose and intensional contexts ---------------------------------------------------------
-# Verbs whose "for"-object need not exist ("waiting for the bus", "looking for a taxi"). Not
-# "reach": one reaches for what is there ("reaching for a bottle on the counter").
+# Verbs whose "for"-object need not exist ("waiting for the bus", "looking for a taxi").
 INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
     "wait", "look", "search", "hunt", "hope", "ask", "call", "wish", "shop", "prepare", "long",
     "pose", "beg", "aim", "root", "cheer", "watch", "await", "scan", "fish")
