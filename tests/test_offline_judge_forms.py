@@ -551,6 +551,7 @@ NON_ASSERTIVE = [
     # The pivot of a "there is" that a hedged clause frames.
     ("It is possible that there are people inside the bus.", "people", 0, "hedged"),
     ("It's likely there is a dog in the yard.", "dog", 0, "hedged"),
+    ("A bench for people, possibly tourists, sitting there.", "people", 0, "purpose"),
 ]
 
 
@@ -905,6 +906,13 @@ EXISTENTIAL = [
     ("The sign says 'Keep Out' and a dog sits by it.", "dog", 0),
     ("The dogs' bowls are red.", "dogs", 0),
     ("It is clear that there is a dog in the yard.", "dog", 0),
+    # Whom a purpose names, placed by a participle the tagger took for a past tense, through
+    # the apposition too.
+    ("An old man is throwing breadcrumbs for a group of birds, possibly pigeons, gathered near "
+     "the bench.", "birds", 0),
+    ("An old man is throwing breadcrumbs for a group of birds, possibly pigeons, gathered near "
+     "the bench.", "pigeons", 0),
+    ("A man leaves food for a group of birds gathered at his feet.", "birds", 0),
 ]
 
 

@@ -1949,8 +1949,9 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     # for some people who are enjoying their meal".)
     restrictive = not any(t.lower_ in lex.HEDGE_ADVERBS
                           for t in top.doc[_sentence_start(top):top.i])
-    if (_has_own_determiner(top) or not _is_animate(top)) and (
-            _placed_by_participle(top) or _placed_by_relative(top, restrictive)):
+    placed = top.head if top.dep_ == "appos" else top  # ("birds, possibly pigeons, gathered")
+    if (_has_own_determiner(placed) or not _is_animate(placed)) and (
+            _placed_by_participle(placed) or _placed_by_relative(placed, restrictive)):
         return _Decision("existential", reason="placed-in-scene")
     beneficiary = next((child for child, head in _ancestors(top)
                         if child.dep_ == "pobj" and head.lower_ == "for"), top)
@@ -2493,8 +2494,9 @@ def _there_pivot(subject: Token, participle: Token) -> bool:
 
 
 def _placed_by_participle(noun: Token) -> bool:
-    """ "a woman standing by the counter": a participle that places the noun in the scene."""
-    return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN") and c.i > noun.i and any(
+    """ "a woman standing by the counter": a participle that places the noun in the scene (also
+    one the tagger took for a past tense: "birds, possibly pigeons, gathered at her feet")."""
+    return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN", "VBD") and c.i > noun.i and any(
         g.dep_ == "prep" and (g.lower_ in lex.LOCATIVE_PREPOSITIONS or g.lower_ == "by"
                               and c.lower_ in lex.POSTURE_VERBS
                               or g.lower_ == "from" and c.lower_ in ("hanging", "dangling"))
