@@ -1953,9 +1953,11 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     if (_has_own_determiner(placed) or not _is_animate(placed)) and (
             _placed_by_participle(placed) or _placed_by_relative(placed, restrictive)):
         return _Decision("existential", reason="placed-in-scene")
+    if decision.reason != "for-beneficiary":
+        return decision
     beneficiary = next((child for child, head in _ancestors(top)
                         if child.dep_ == "pobj" and head.lower_ == "for"), top)
-    if decision.reason == "for-beneficiary" and beneficiary is not top and \
+    if beneficiary is not top and \
             _is_animate(beneficiary) and _has_own_determiner(beneficiary) and (
                 _placed_by_participle(beneficiary)
                 or _placed_by_relative(beneficiary, restrictive)):
