@@ -552,6 +552,22 @@ NON_ASSERTIVE = [
     ("It is possible that there are people inside the bus.", "people", 0, "hedged"),
     ("It's likely there is a dog in the yard.", "dog", 0, "hedged"),
     ("A bench for people, possibly tourists, sitting there.", "people", 0, "purpose"),
+    # Round 21: a hedge inside a clause stated as a fact ("although", "while", "because")
+    # covers its subject as in a main clause; a guess at what an object pressed against a place
+    # is; what one listens to, made the subject of its participle; a screen "is showing" a
+    # small clause; a pattern; a print on a package's face.
+    ("The road is empty, although a bus might be parked around the corner.", "bus", 0,
+     "hedged"),
+    ("The kitchen is tidy, while a cat may be hiding behind the fridge.", "cat", 0, "hedged"),
+    ("A woman holds something small against her cheek, probably a phone.", "phone", 0,
+     "hedged"),
+    ("A boy lies on the grass, possibly listening to dogs barking in the distance.", "dogs", 0,
+     "hedged"),
+    ("The monitor on the desk is showing a horse jumping over a fence.", "horse", 0,
+     "depictive"),
+    ("She wears a scarf patterned with tiny cats.", "cats", 0, "depictive"),
+    ("A cracker box with a giraffe on the lid stands on the shelf.", "giraffe", 0,
+     "depictive"),
 ]
 
 
@@ -913,6 +929,11 @@ EXISTENTIAL = [
     ("An old man is throwing breadcrumbs for a group of birds, possibly pigeons, gathered near "
      "the bench.", "pigeons", 0),
     ("A man leaves food for a group of birds gathered at his feet.", "birds", 0),
+    # Round 21: a definite person placed by a participle stays there under a hedged activity;
+    # a mere clause of time keeps no hedge from its subject; a box can hold a real cat.
+    ("The old man sitting by the window is probably reading the paper.", "man", 0),
+    ("The street is quiet, when a dog may walk by.", "dog", 0),
+    ("A box with a cat on it sits in the hall.", "cat", 0),
 ]
 
 
@@ -964,6 +985,8 @@ NOT_OBJECT = [
     ("A red and orange kite flies above the beach.", "orange"),
     # Round 20: the brand outside quotes.
     ("He uses an Apple laptop.", "Apple"),
+    # Round 21: a verb at the root of its clause.
+    ("A fisherman ties his boat to the pier.", "ties"),
 ]
 
 

@@ -742,7 +742,10 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
     """The word does not refer to the object: a verb ("people ski"), a compound naming something
     else ("bus stop", "toilet bowl", "jet ski"), or the colour orange."""
     doc = span.doc
-    if root.tag_.startswith("VB") and root.dep_ not in _NOMINAL_DEPS and \
+    # (a verb at the root of a clause with a subject: "a fisherman ties his boat to the pier";
+    # a verbless caption's root is its noun)
+    verb_root = root.dep_ == "ROOT" and any(c.dep_ in ("nsubj", "nsubjpass") for c in root.children)
+    if root.tag_.startswith("VB") and (root.dep_ not in _NOMINAL_DEPS or verb_root) and \
             root.lower_ in lex.VERB_WORDS and not (
                 root.i >= 2 and doc[root.i - 1].lower_ == "to"
                 and doc[root.i - 2].lower_ in lex.TO_PREPOSITION_HEADS) and not (
@@ -1023,17 +1026,22 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
 
 
 def _medium_with_on(top: Token) -> Token | None:
-    """The medium of "a t-shirt with a zebra on it", "the screen with two people on it": a
-    medium, "with" the mention, and an "on" that points back to the medium. The medium is read
+    """The medium of "a t-shirt with a zebra on it", "the screen with two people on it", "a
+    cereal box with a cow on the front": a medium, "with" the mention, and an "on" that points
+    back to the medium (a package's face, not "it"). The medium is read
     from the word before "with", since the parser often hangs "with" on the verb."""
     if top.dep_ != "pobj" or top.head.lower_ != "with" or top.head.i == 0:
         return None
     medium = top.doc[top.head.i - 1]
-    if medium.lower_ not in lex.ON_MEDIUM_NOUNS | lex.PRINT_BEARING_NOUNS:
+    if medium.lower_ in lex.ON_MEDIUM_NOUNS | lex.PRINT_BEARING_NOUNS:
+        faces = lex.MEDIUM_FACE_WORDS
+    elif medium.lower_ in lex.PACKAGING_NOUNS:
+        faces = lex.PACKAGING_FACE_WORDS
+    else:
         return None
     for prep in top.children:
         if prep.dep_ == "prep" and prep.lower_ == "on" and any(
-                c.dep_ == "pobj" and c.lower_ in lex.MEDIUM_FACE_WORDS for c in prep.children):
+                c.dep_ == "pobj" and c.lower_ in faces for c in prep.children):
             return medium
     return None
 
@@ -1266,8 +1274,14 @@ def _depiction_step(child: Token, head: Token, category: str
     object_with = child.dep_ == "prep" and child.lower_ == "with" and \
         head.lower_ not in lex.TEXT_VERBS and any(c.dep_ == "dobj" and c.right_edge.i + 1 ==
                                                   child.i for c in head.children)
+    # "the television is showing a bear catching salmon": the parser can make the shown thing
+    # the subject of a participle hung on the verb
+    shown_clause = child.dep_ == "advcl" and child.tag_ == "VBG" and not any(
+        c.dep_ in ("mark", "aux") for c in child.children) and any(
+        c.dep_ == "nsubj" and c.i > head.i for c in child.children)
     if (child.dep_ in ("dobj", "ccomp", "xcomp", "attr", "oprd", "npadvmod") or misplaced_of
-            or object_with) and head.lower_ in lex.DEPICTING_VERBS and child.i > head.i:
+            or object_with or shown_clause) and head.lower_ in lex.DEPICTING_VERBS and \
+            child.i > head.i:
         subject = _showing_subject(head)
         if head.lower_ in lex.TEXT_VERBS:
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
@@ -2429,11 +2443,15 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
             not _is_definite(subject):
         # "a newspaper that someone must have left behind"
         return next(c for c in predicate.children if c.lower_ == "must")
-    if predicate.dep_ not in ("ROOT", "conj", "ccomp") or not subject.tag_.startswith("NN") or \
+    stated_clause = predicate.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in lex.STATED_CLAUSE_MARKS for c in predicate.children)
+    if predicate.dep_ not in ("ROOT", "conj", "ccomp") and not stated_clause or \
+            not subject.tag_.startswith("NN") or \
             _is_definite(subject) and not _described_agent(subject) or \
-            _placed_by_participle(subject) and not _is_definite(subject):
-        # "a woman standing by the counter is probably going to ...": she is there; "the
-        # person who was watching may have stepped out" is someone the hedge introduces.
+            _placed_by_participle(subject):
+        # "a woman standing by the counter is probably going to ...", "the girl sitting on
+        # the steps is perhaps waiting": she is there; "the person who was watching may have
+        # stepped out" is someone the hedge introduces.
         return None
     for child in predicate.children:
         if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
@@ -2576,7 +2594,7 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
     duck", "the table appears to be a dining table" (not an anchor after the hedge's `cue`,
     guessed at with it: "might indicate that a man was the last person here")."""
-    same = _aside_anchor(np)
+    aside = same = _aside_anchor(np)
     if same is not None and same.dep_ == "pobj" and same.head.lower_ in \
             lex.LOCATIVE_PREPOSITIONS and _category_of(same) != category:
         # "a boat can be seen further out in the water, possibly a rescue boat": the aside is
@@ -2593,7 +2611,9 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i:
         np = np.head  # "an object, possibly a life preserver or a piece of luggage"
     if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head):
-        anchor = np.head
+        # (the located thing, when the parser hung the aside on its place: "pressing something
+        # against his ear, probably a cell phone" guesses what the something is)
+        anchor = same if aside is not None and np.head.i == aside.i else np.head
     elif np.dep_ in ("attr", "oprd"):
         if any(c.dep_ == "expl" for v in (np.head, np.head.head) for c in v.children) or any(
                 c.lower_ in lex.NEW_INSTANCE_WORDS for c in np.children):
@@ -2660,6 +2680,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
                         c.dep_ in ("aux", "mark") for c in head.children):
                 continue  # "might be watching trains pass by": what the watching takes in
+            if child.dep_ == "nsubj" and head.dep_ == "pcomp" and head.tag_ == "VBG" and \
+                    head.head.lower_ in ("to", "at") and head.head.head.lower_ in \
+                    lex.ATTENDING_VERBS | lex.WATCHING_VERBS:
+                continue  # "perhaps listening to birds singing in the trees": the same
             # ("suggesting that the people flying them are standing outside": the parser can
             # make the person the subject of the participle that describes them)
             described = head.dep_ == "csubj" and head.tag_ == "VBG" and head.head.dep_ == "ccomp"

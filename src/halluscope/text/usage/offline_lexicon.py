@@ -189,7 +189,7 @@ ANIMATE_CATEGORIES: frozenset[str] = frozenset({
 # Verbs that put their "with"-object or direct object on a surface as decoration or text.
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
-    "illustrate") | {"painted", "printed"}
+    "illustrate", "pattern") | {"painted", "printed"}
 # Verbs that put a picture on a surface ("a cat painted on the wall"; flowers "adorned across
 # the corners" are real).
 PICTURE_ON_VERBS: frozenset[str] = verb_forms(
@@ -198,7 +198,8 @@ PICTURE_ON_VERBS: frozenset[str] = verb_forms(
 # Decoration participles that always put a picture on the surface ("printed with umbrellas"),
 # unlike "decorated with flowers" (real flowers).
 PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
-                                                  "painted", "emblazoned", "engraved"})
+                                                  "painted", "emblazoned", "engraved",
+                                                  "patterned"})
 # Verbs of depicting whose object is content when their subject is a medium (not the captioned
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
@@ -218,6 +219,8 @@ VIEWING_VERBS: frozenset[str] = verb_forms("watch", "play", "view", "enjoy", "fo
 # Verbs of watching that take a small clause: "watching trains pass by", "see a dog run".
 WATCHING_VERBS: frozenset[str] = verb_forms("watch", "see", "observe", "hear", "notice") | {
     "saw", "seen", "heard"}
+# Verbs that take in a scene through "to" or "at": "listening to birds singing in the trees".
+ATTENDING_VERBS: frozenset[str] = verb_forms("listen", "look", "stare", "gaze")
 # Perfect participles after which the subject is gone ("the train has departed"), and those
 # that need "already" ("the sandwich has already been eaten"; "has left" can still be in view).
 GONE_PARTICIPLES: frozenset[str] = frozenset({"departed", "vanished", "disappeared", "gone"})
@@ -239,6 +242,13 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
 PRINT_BEARING_NOUNS: frozenset[str] = frozenset({
     "sign", "signs", "sticker", "stickers", "flag", "flags", "banner", "banners", "mug", "mugs",
     "jersey", "hoodie", "sweatshirt", "sweater", "tote", "logo", "shirts", "t-shirts"})
+# Packaging carries a print on a face, not on "it": "a cereal box with a cow on the front" (but
+# "a box with a cat on it" can hold a real cat).
+PACKAGING_NOUNS: frozenset[str] = frozenset({"box", "boxes", "carton", "cartons", "package",
+                                             "packages", "packet", "packets", "wrapper",
+                                             "wrappers", "can", "cans", "tin", "tins", "jar",
+                                             "jars"})
+PACKAGING_FACE_WORDS: frozenset[str] = frozenset({"front", "back", "lid", "label", "side"})
 # What "on" points back to in "a shirt with a zebra on it / on the front".
 MEDIUM_FACE_WORDS: frozenset[str] = frozenset({"it", "them", "front", "back", "chest", "face",
                                                "lid"})
@@ -556,6 +566,11 @@ COLOUR_WORDS: frozenset[str] = frozenset({
 # ("they may have arrived late, since more chairs can be seen").
 ADVERBIAL_MARKS: frozenset[str] = frozenset({"since", "because", "although", "though", "while",
                                              "whereas", "when", "after", "before", "once"})
+# Subordinators whose clause is stated as a fact, like a main clause: a hedge inside it covers
+# its subject as it would a main clause's ("the street is quiet, although a dog may be sleeping
+# under the bench"). Not "when", "where", "as": "when cars may pass" reads as a habit.
+STATED_CLAUSE_MARKS: frozenset[str] = frozenset({"although", "though", "while", "whereas",
+                                                 "because", "since"})
 # Words opening an aside that gives a hedge's evidence, which the caption asserts: "probably a
 # hotel room, given the bed and the TV", ", judging by the camera", ", based on the oven".
 EVIDENCE_WORDS: frozenset[str] = frozenset({"given", "judging", "based", "considering"})
@@ -642,8 +657,8 @@ QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", 
                                               "can", "could", "has", "have", "any", "q"})
 # Posture participles whose "by" places the subject ("standing by the counter"; not "made by").
 POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest", "lean", "park",
-                                           "kneel", "crouch", "perch") | {"lying", "sat", "stood",
-                                                                          "parked"}
+                                           "kneel", "crouch", "perch") | {
+    "lying", "sat", "sitting", "stood"}  # (verb_forms does not double consonants: "sitting")
 # Participles that place what they describe: "a few bottles appear scattered across the room".
 PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "scattered", "placed", "parked", "perched", "positioned", "located", "situated", "seated",
