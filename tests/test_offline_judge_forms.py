@@ -568,6 +568,8 @@ NON_ASSERTIVE = [
     ("She wears a scarf patterned with tiny cats.", "cats", 0, "depictive"),
     ("A cracker box with a giraffe on the lid stands on the shelf.", "giraffe", 0,
      "depictive"),
+    # Verbs of one syllable double their consonant ("planning", "shopping").
+    ("The couple is planning to buy a new couch.", "couch", 0, "purpose"),
 ]
 
 

@@ -12,13 +12,18 @@ time). Irregular forms are listed explicitly.
 
 from __future__ import annotations
 
+import re
+
+# A verb of one syllable ending in one vowel and one consonant doubles it: "sit" -> "sitting".
+_ONE_SYLLABLE_CVC = re.compile(r"[^aeiou]*[aeiou][bdgklmnprt]")
+
 
 def verb_forms(*bases: str) -> frozenset[str]:
-    """Base forms plus -s, -ed and -ing forms (e-drop, y to i, no consonant doubling: list
-    those).
+    """Base forms plus -s, -ed and -ing forms (e-drop, y to i, the final consonant of one
+    syllable doubled; irregular past forms are listed where used).
 
-    >>> sorted(verb_forms("imply", "place"))
-    ['implied', 'implies', 'imply', 'implying', 'place', 'placed', 'places', 'placing']
+    >>> sorted(verb_forms("imply", "shop"))
+    ['implied', 'implies', 'imply', 'implying', 'shop', 'shopped', 'shopping', 'shops']
     """
     forms: set[str] = set()
     for base in bases:
@@ -26,6 +31,8 @@ def verb_forms(*bases: str) -> frozenset[str]:
             forms.update({base, base[:-1] + "ies", base[:-1] + "ied", base + "ing"})
             continue
         stem = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
+        if _ONE_SYLLABLE_CVC.fullmatch(base):
+            stem = base + base[-1]  # "sitting", "shopped" (not "siting", "shoped")
         third = base + "es" if base.endswith(("s", "sh", "ch", "x")) else base + "s"
         forms.update({base, third, stem + "ed" if not base.endswith("e") else base + "d",
                       stem + "ing"})
@@ -657,8 +664,7 @@ QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", 
                                               "can", "could", "has", "have", "any", "q"})
 # Posture participles whose "by" places the subject ("standing by the counter"; not "made by").
 POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest", "lean", "park",
-                                           "kneel", "crouch", "perch") | {
-    "lying", "sat", "sitting", "stood"}  # (verb_forms does not double consonants: "sitting")
+                                           "kneel", "crouch", "perch") | {"lying", "sat", "stood"}
 # Participles that place what they describe: "a few bottles appear scattered across the room".
 PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "scattered", "placed", "parked", "perched", "positioned", "located", "situated", "seated",
