@@ -570,6 +570,13 @@ NON_ASSERTIVE = [
      "depictive"),
     # Verbs of one syllable double their consonant ("planning", "shopping").
     ("The couple is planning to buy a new couch.", "couch", 0, "purpose"),
+    # A list's own hedged item, also through its quantity; a guess at what a speck is.
+    ("The shelf holds a clock, a vase and perhaps a book.", "book", 0, "hedged"),
+    ("A bench, a lamp post and maybe a few bicycles line the path.", "bicycles", 0, "hedged"),
+    ("Far away, a small speck in the sky could be an airplane.", "airplane", 0, "hedged"),
+    # Who a spot is popular with, named by a relative clause.
+    ("The lake is popular with people who sail boats.", "boats", 0, "generic"),
+    ("A trail popular with hikers who bring their dogs.", "dogs", 0, "generic"),
 ]
 
 
@@ -936,6 +943,8 @@ EXISTENTIAL = [
     ("The old man sitting by the window is probably reading the paper.", "man", 0),
     ("The street is quiet, when a dog may walk by.", "dog", 0),
     ("A box with a cat on it sits in the hall.", "cat", 0),
+    # Whoever a purpose names, placed by a participle.
+    ("The soup is ready to be eaten by the boy sitting at the table.", "boy", 0),
 ]
 
 

@@ -1964,6 +1964,8 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     restrictive = not any(t.lower_ in lex.HEDGE_ADVERBS
                           for t in top.doc[_sentence_start(top):top.i])
     placed = top.head if top.dep_ == "appos" else top  # ("birds, possibly pigeons, gathered")
+    if decision.reason == "purpose-infinitive" and not _is_animate(placed):
+        return decision  # ("a rack designed to hold bikes bolted to the sidewalk": the rack's)
     if (_has_own_determiner(placed) or not _is_animate(placed)) and (
             _placed_by_participle(placed) or _placed_by_relative(placed, restrictive)):
         return _Decision("existential", reason="placed-in-scene")
@@ -1980,7 +1982,8 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     return decision
 
 
-_PLACEABLE_PURPOSES = frozenset({"for-gerund", "for-beneficiary", "intensional-for"})
+_PLACEABLE_PURPOSES = frozenset({"for-gerund", "for-beneficiary", "intensional-for",
+                                 "purpose-infinitive"})
 
 
 def _new_list_item(noun: Token) -> bool:
@@ -2526,11 +2529,16 @@ def _placed_by_participle(noun: Token) -> bool:
         for c in noun.children)
 
 
+def _quantities(noun: Token) -> list[Token]:
+    """The quantity before a noun, which a hedge adverb can hang on: "perhaps a few bicycles"."""
+    return [c for c in noun.children if c.dep_ == "nummod" and c.i < noun.i]
+
+
 def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
     """A hedge adverb on the noun phrase itself, before it or trailing it."""
     doc = span.doc
     cue = None
-    for token in (root, top):
+    for token in (root, top, *_quantities(root)):
         for child in token.children:
             if (child.lower_ in lex.HEDGE_ADVERBS or child.dep_ == "amod" and
                     child.lower_ in lex.HEDGE_NOUN_ADJECTIVES) and child.i < root.i and \
@@ -2608,8 +2616,12 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     if same is not None and _category_of(same) == category:
         return True  # "a cow, likely a dairy cow", whatever the parser hung the aside on
     anchor = None
-    while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i:
-        np = np.head  # "an object, possibly a life preserver or a piece of luggage"
+    while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i and not any(
+            c.dep_ == "advmod" and c.lower_ in lex.HEDGE_ADVERBS
+            for q in (np, *_quantities(np)) for c in q.children):
+        # "an object, possibly a life preserver or a piece of luggage" (not "a remote, a
+        # magazine and maybe a bowl": a list's own hedged item)
+        np = np.head
     if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head):
         # (the located thing, when the parser hung the aside on its place: "pressing something
         # against his ear, probably a cell phone" guesses what the something is)
@@ -3183,10 +3195,14 @@ def _where_habit(verb: Token) -> Token | None:
 
 def _popular_with(top: Token, root: Token) -> Token | None:
     """The adjective of "a spot popular with tourists", also over the ones doing something
-    ("a path popular with people walking their dogs": the people and their dogs)."""
+    ("a path popular with people walking their dogs": the people and their dogs; "people who
+    ride surfboards")."""
     if top.dep_ == "dobj" and _possessed_by_generic(top) and top.head.dep_ == "pcomp" and any(
             c.dep_ == "nsubj" for c in top.head.children):
         phrase = top.head
+    elif top.dep_ == "dobj" and top.head.dep_ == "relcl" and top.head.head.dep_ == "pobj" and (
+            not _has_own_determiner(top) or _possessed_by_generic(top)):
+        phrase = top.head.head  # "popular with people who ride surfboards", "... their dogs"
     elif _is_definite(top) or _is_definite(root):
         return None
     elif top.dep_ == "nsubj" and top.head.dep_ == "pcomp":

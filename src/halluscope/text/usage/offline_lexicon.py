@@ -296,7 +296,9 @@ GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
 # object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
 VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
                                            "things", "something", "shape", "shapes", "figure",
-                                           "figures", "form", "structure",
+                                           "figures", "form", "structure", "speck",
+                                           "specks", "blob", "blobs", "silhouette",
+                                           "silhouettes", "outline",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction"})
