@@ -754,6 +754,12 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         # ("next to bowl", its article dropped, is no infinitive; nor is a bare guess after a
         # comma: "resting on wooden surface, probably bench")
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
+    if root.lower_ in lex.INFINITIVE_VERB_WORDS and root.tag_ == "VB" and root.i >= 2 and \
+            doc[root.i - 1].lower_ == "to" and doc[root.i - 2].lower_ not in \
+            lex.TO_PREPOSITION_HEADS:
+        # "the sun begins to sink" (the tagger also calls "a bathroom sink" a verb: only an
+        # infinitive tells)
+        return _Decision("not_object", cue=_chars(doc[root.i - 1], root), reason="verb-use")
     before = doc[span.start - 1] if span.start > 0 else None
     if before is not None and (before.lower_, doc[span.start].lower_) in lex.HEAD_COMPOUNDS \
             and not (before.lower_ in lex.RAIL_OR_ROAD_MODIFIERS
@@ -858,9 +864,11 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
     elif root.dep_ not in ("compound", "amod", "nmod") or head.i < span.end or not (
             _is_noun(head) or _tagged_verb_noun(root, head)):
         return None
-    if head.lower_ in lex.CAPTION_VERBS or head.lower_ in lex.PLACE_ADVERBS:
+    if head.lower_ in lex.CAPTION_VERBS or head.lower_ in lex.PLACE_ADVERBS or \
+            head.lower_ in lex.NEGATIVE_VERBS:
         # a verb or adverb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing,
-        # "on a skateboard indoors" no "skateboard indoors"
+        # "on a skateboard indoors" no "skateboard indoors", "a bus devoid of passengers" no
+        # "bus devoid"
         return None
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
     if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and (
@@ -971,6 +979,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
                 "on", "to", "against") and _is_noun(head.head):
             break  # "a photo of a dog on the refrigerator": where the picture is
+        hung = _hung_at(head) if child.dep_ == "conj" else None
+        if hung is not None and hung.i < child.i:
+            break  # "a poster of a horse on the wall and a small clock": the room's next item
         if head.dep_ == "prep" and (head.head.head if head.head.dep_ == "advmod" else
                                     head.head).lower_ in lex.HUNG_PARTICIPLES:
             # "a picture of a cat hanging above the toilet", "... next to a clock": where the
@@ -1287,6 +1298,8 @@ def _depiction_step(child: Token, head: Token, category: str
             # "a sign reading 'no dogs'", not "a woman ..., reading a book" (a reader): "read"
             # needs a subject that is not a reader, the other text verbs only no reader.
             reads = head.lower_ in ("read", "reads", "reading")
+            if reads and child.dep_ == "dobj" and child.lower_ in lex.READING_MATTER:
+                return None  # "sitting on a towel reading a book": a reader, wherever hung
             quotes = sum(_is_quote(t) for t in child.doc[head.i + 1:child.i])
             if quotes >= 2 and quotes % 2 == 0:
                 return None  # 'says "No Parking," yet motorcycles are parked': after the text
@@ -1417,7 +1430,15 @@ def _continues_content(item: Token, noun: Token, category: str) -> bool:
     # the content directly (the item itself only, not what hangs from it).
     return before is not None and bool(contents) and (
         before.text == "," or joined and _category_of(item) == category and any(
-            o.right_edge.i == before.i for o in contents))
+            o.right_edge.i == before.i and _hung_at(o) is None for o in contents))
+    # (not "a painting of a boat on the wall and a large clock": after where the picture hangs)
+
+
+def _hung_at(noun: Token) -> Token | None:
+    """The surface a picture's place phrase names ("a horse on the wall" -> "on")."""
+    return next((p for p in noun.children if p.dep_ == "prep" and p.lower_ in (
+        "on", "to", "against") and p.i > noun.i and any(
+            o.dep_ == "pobj" and o.lower_ in lex.HANGING_SURFACES for o in p.children)), None)
 
 
 def _list_repaired_ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
@@ -1605,6 +1626,12 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         if _has_own_determiner(conjunct):
             break
         conjunct = conjunct.head
+    left = root.left_edge.i
+    if left >= 2 and (doc[left - 2].lower_, doc[left - 1].lower_) in lex.REPLACING_PHRASES and \
+            not _is_definite(root) and not _is_possessed(root):
+        # "drinking from a carton instead of a bottle", "with a spoon rather than a fork"
+        # (whatever the parser made of them)
+        return _Decision("non_assertive", "negation", _chars(doc[left - 2], root), "instead-of")
     if root.dep_ == "conj" and _is_noun(root.head) and any(
             t.lower_ == "or" for t in doc[root.head.i + 1:root.i]):
         # "no sign of a dog or a person": "or" carries the first item's "no" to the second.
@@ -1684,9 +1711,10 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
 
 
 def _limits_quantity(negation: Token) -> bool:
-    """A "no"/"not" that only limits a quantity: "not many cars", "no more than two people"."""
+    """A "no"/"not" that only limits a quantity: "not many cars", "no more than two people";
+    or one that adds ("not only a dog but also a cat")."""
     following = [t.lower_ for t in negation.doc[negation.i + 1:negation.i + 3]] + ["", ""]
-    return following[0] in lex.LIMITED_QUANTITIES or (
+    return following[0] in lex.LIMITED_QUANTITIES or following[0] in ("only", "just") or (
         following[0] in lex.COMPARATIVE_QUANTITIES and following[1] == "than")
 
 
@@ -2709,9 +2737,11 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 return _Decision("non_assertive", "hedged", _chars(clause.head, root),
                                  "inference")
             cue = _clause_hedge(head, top)
-            if cue is not None and not _own_definite(root, top):
+            if cue is not None and (not _own_definite(root, top) or _described_agent(top)
+                                    and not _placed_by_participle(top)):
                 # "it appears that a cat is sleeping", "it looks like a dog is there": the
-                # whole clause, its subject included, is offered as an impression.
+                # whole clause, its subject included, is offered as an impression ("it seems
+                # that the person who lives here loves pets": whoever that is, too).
                 return _Decision("non_assertive", "hedged", _chars(cue, root), "hedged-clause")
             cue = _raised_hedge_cue(head, root) if _is_presence_predicate(head) else None
             if cue is None and _there_pivot(child, head):

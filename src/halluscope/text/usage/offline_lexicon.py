@@ -89,6 +89,9 @@ COMPARATIVE_QUANTITIES: frozenset[str] = frozenset({"more", "fewer", "less"})  #
 NEGATIVE_PREPOSITIONS: frozenset[str] = frozenset({"without"})
 NEGATIVE_NOUNS: frozenset[str] = frozenset({"absence", "lack"})
 NEGATIVE_VERBS: frozenset[str] = verb_forms("lack") | {"devoid", "absent"}
+# Phrases that put one thing in another's place, denying the other: "a carton instead of a
+# bottle", "a spoon rather than a fork".
+REPLACING_PHRASES: frozenset[tuple[str, str]] = frozenset({("instead", "of"), ("rather", "than")})
 # Adjectives whose "of"-object is absent: "a street empty of cars", "a beach free of people".
 EMPTY_OF_ADJECTIVES: frozenset[str] = frozenset({"empty", "free", "clear", "bare"})
 # Predicates whose negation denies their subject's presence ("no people are visible", "the cat
@@ -214,6 +217,11 @@ DEPICTING_VERBS: frozenset[str] = verb_forms(
     "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn", "play",
     "stream") | {
     "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
+# What people read (a sign "reading" shows text; someone "reading a book" is a reader).
+READING_MATTER: frozenset[str] = frozenset({"book", "books", "newspaper", "newspapers",
+                                            "magazine", "magazines", "novel", "novels", "menu",
+                                            "menus", "letter", "letters", "map", "maps",
+                                            "paper", "papers"})
 SHOWING_PARTICIPLES: frozenset[str] = frozenset({
     "showing", "depicting", "portraying", "displaying", "featuring", "illustrating",
     "picturing", "advertising", "playing", "streaming", "listing"})
@@ -447,7 +455,8 @@ CAPTION_VERBS: frozenset[str] = verb_forms(
     "graze", "stare", "lie", "queue", "sit", "walk", "run", "wait", "sleep", "eat", "drink",
     "float", "swim", "jump", "watch", "hold", "carry", "pull", "perch", "lean", "chase", "climb",
     "lick", "sniff", "roam", "wander", "look", "play", "gaze", "pose", "smile", "travel", "move",
-    "approach", "fly", "occupy", "peek", "trot") | {"flies", "lies", "lay", "lays", "sat",
+    "approach", "fly", "occupy", "peek", "trot", "rest", "hang", "dangle", "hover",
+    "soar", "glide", "bark", "crawl", "stroll", "stretch", "wave") | {"flies", "lies", "lay", "lays", "sat",
                                                      "ran", "held", "flew"}
 
 # Compound heads naming a part (or a fixture) of the modifier's object: "the toilet seat", "the
@@ -492,6 +501,8 @@ VERB_WORDS: frozenset[str] = frozenset({
     "bikes", "skateboard", "skateboards", "snowboard", "snowboards", "surf", "bus", "buses",
     "truck", "trucks", "boat", "boats", "bench", "benches", "cup", "cups", "fork", "forks",
     "knife", "dog", "dogs", "toast", "person", "man", "men"})
+# Object words that are verbs only as infinitives, for the tagger: "begins to sink".
+INFINITIVE_VERB_WORDS: frozenset[str] = frozenset({"sink", "bear"})
 # Parts of a fruit that keep the fruit: "an orange slice" is the fruit, not the colour.
 FRUIT_PART_HEADS: frozenset[str] = frozenset({"slice", "slices", "peel", "peels", "wedge",
                                               "wedges", "segment", "segments", "rind", "half",
