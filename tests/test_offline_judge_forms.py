@@ -1010,6 +1010,8 @@ NOT_OBJECT = [
     # Round 21: a verb at the root of its clause.
     ("A fisherman ties his boat to the pier.", "ties"),
     ("The boat started to sink slowly.", "sink"),
+    ("A man is learning to train his horse in the arena.", "train"),
+    ("A girl wears a tie-dye dress.", "tie"),
 ]
 
 

@@ -796,7 +796,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     if len(after) == 2 and after[0].text == "-" and not after[0].whitespace_ \
             and after[1].lower_ in ("based", "flavored", "flavoured", "friendly", "free", "proof",
-                                   "made", "only", "striped"):
+                                   "made", "only", "striped", "dye", "dyed"):  # "tie-dye"
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
 

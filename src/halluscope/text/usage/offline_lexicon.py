@@ -502,7 +502,7 @@ VERB_WORDS: frozenset[str] = frozenset({
     "truck", "trucks", "boat", "boats", "bench", "benches", "cup", "cups", "fork", "forks",
     "knife", "dog", "dogs", "toast", "person", "man", "men"})
 # Object words that are verbs only as infinitives, for the tagger: "begins to sink".
-INFINITIVE_VERB_WORDS: frozenset[str] = frozenset({"sink", "bear"})
+INFINITIVE_VERB_WORDS: frozenset[str] = frozenset({"sink", "bear", "train"})
 # Parts of a fruit that keep the fruit: "an orange slice" is the fruit, not the colour.
 FRUIT_PART_HEADS: frozenset[str] = frozenset({"slice", "slices", "peel", "peels", "wedge",
                                               "wedges", "segment", "segments", "rind", "half",
