@@ -581,6 +581,12 @@ NON_ASSERTIVE = [
     ("It seems that the person who lives here loves books.", "person", 0, "hedged"),
     ("The boy is eating soup from a mug instead of a bowl.", "bowl", 0, "negation"),
     ("She writes with a pencil rather than a keyboard.", "keyboard", 0, "negation"),
+    # A guessed cause; what many people like to do; an inference in an aside after a purpose.
+    ("The sink is full, possibly because a child spilled some juice.", "child", 0, "hedged"),
+    ("Most evenings many people like to walk their dogs along this path.", "people", 0,
+     "generic"),
+    ("A chair that is too small for an adult, which suggests that the room belongs to a little "
+     "girl.", "girl", 0, "hedged"),
 ]
 
 
@@ -956,6 +962,12 @@ EXISTENTIAL = [
     ("The study has a painting of a boat on the wall and a large clock on the desk.", "clock",
      0),
     ("There is not only a dog on the porch but also a cat.", "dog", 0),
+    # A participle the tagger read as a compound's head after "a"; a room painted a colour,
+    # with a bed; a relative clause after a sign's words.
+    ("Beside the bed there is a cell phone charging, probably left by the guest.", "cell phone",
+     0),
+    ("A nursery painted in pale yellow with a small bed under the window.", "bed", 0),
+    ("A sign says no dogs allowed on the beach, which the dog seems to ignore.", "dog", 0),
 ]
 
 
@@ -1012,6 +1024,7 @@ NOT_OBJECT = [
     ("The boat started to sink slowly.", "sink"),
     ("A man is learning to train his horse in the arena.", "train"),
     ("A girl wears a tie-dye dress.", "tie"),
+    ("The park is a place where the local team often trains on Sundays.", "trains"),
 ]
 
 

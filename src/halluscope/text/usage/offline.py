@@ -871,11 +871,14 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
         # "bus devoid"
         return None
     after = root.doc[head.i + 1] if head.i + 1 < len(root.doc) else None
+    article = span.start > 0 and root.doc[span.start - 1].lower_ in ("a", "an") and \
+        head.lower_ not in lex.ING_NOUNS
     if (head.lower_.endswith("ing") or head.lower_ in lex.MISTAGGED_VERB_HEADS) and (
             after is not None and after.tag_ in ("IN", "RB", "RP")
-            or root.tag_ == "NNS" and head.lower_.endswith("ing")):
-        # "a zebra standing on the hill", "no people swimming,": a participle mis-tagged as a
-        # noun (a plural names no kind: "motorcycle racing" does)
+            or (root.tag_ == "NNS" or article) and head.lower_.endswith("ing")):
+        # "a zebra standing on the hill", "no people swimming,", "a cell phone charging": a
+        # participle mis-tagged as a noun (a plural or "a" names no kind: "motorcycle racing"
+        # does)
         return None
     if any(t.dep_ in ("cc", "nummod", "det", "punct") or t.tag_ in ("CD", "VBG")
            for t in root.doc[root.i + 1:head.i]):
@@ -979,6 +982,10 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if child is root and root.lower_ in lex.HANGING_SURFACES and head.lower_ in (
                 "on", "to", "against") and _is_noun(head.head):
             break  # "a photo of a dog on the refrigerator": where the picture is
+        if child.dep_ == "relcl" and child.left_edge.i > 0 and \
+                child.doc[child.left_edge.i - 1].text == "," and any(
+                    above.lower_ in lex.TEXT_VERBS for _, above in _ancestors(head)):
+            break  # "a sign that says no dogs allowed, which the dog ignores": past the text
         hung = _hung_at(head) if child.dep_ == "conj" else None
         if hung is not None and hung.i < child.i:
             break  # "a poster of a horse on the wall and a small clock": the room's next item
@@ -1267,7 +1274,8 @@ def _depiction_step(child: Token, head: Token, category: str
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
         decorated = _subject_through_relative(anchor)  # (an acl's subject is its head)
-        if anchor.lower_ in lex.DECORATION_VERBS and (
+        if anchor.lower_ in lex.DECORATION_VERBS and all(
+                t.tag_.startswith("RB") for t in child.doc[anchor.i + 1:head.i]) and (
                 category in lex.REPRESENTED_WHEN_DECORATING and not (
                     decorated is not None and decorated.lower_ in lex.DECORATED_PLACES)
                 or anchor.lower_ in lex.PRINTING_PARTICIPLES):  # "a curtain printed with umbrellas"
@@ -2042,6 +2050,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # the activity; a purpose does not reach into a place phrase.
             return None
         located |= child.dep_ == "prep" and child.lower_ in lex.LOCATIVE_PREPOSITIONS
+        if child.dep_ == "relcl" and child.left_edge.lower_ == "which" and \
+                child.left_edge.i > 0 and child.doc[child.left_edge.i - 1].text == ",":
+            # "a chair too small for an adult, which suggests that the room belongs to a
+            # child": an aside on what the purpose is said of, not inside it
+            return None
         if child.dep_ in ("relcl", "acl") and _is_noun(head) and _is_definite(head):
             # "to prepare the dish, which includes carrots", "to light this space, filled with
             # chairs": a clause on a definite thing says what is there, whatever it is for.
@@ -2484,6 +2497,11 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
         # the steps is perhaps waiting": she is there; "the person who was watching may have
         # stepped out" is someone the hedge introduces.
         return None
+    if stated_clause:
+        guess = next((c for c in predicate.children if c.dep_ == "advmod" and
+                      c.lower_ in lex.HEDGE_ADVERBS and c.i < subject.i), None)
+        if guess is not None:
+            return guess  # "the seat is up, possibly because a man used it": a guessed cause
     for child in predicate.children:
         if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
                 child, predicate)) and predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
@@ -3302,14 +3320,19 @@ def _kind_statement(top: Token) -> bool:
     "horses like to eat grass", "homemade pizza is a popular choice" ("two dogs are ..." and "the
     dogs are ..." are about the scene)."""
     if top.dep_ not in ("nsubj", "nsubjpass") or top.tag_ not in ("NNS", "NN") and not (
-            top.tag_ == "NNP" and top.is_sent_start) or any(  # ("Broccoli is ...": a name?)
-            c.dep_ in ("det", "nummod", "poss", "quantmod") or c.lower_ in
-            lex.INSTANCE_QUANTIFIERS for c in top.children):
+            top.tag_ == "NNP" and top.is_sent_start):  # ("Broccoli is ...": a name?)
         return False
     copula = top.head
+    determiners = [c for c in top.children if c.dep_ in ("det", "nummod", "poss", "quantmod")
+                   or c.lower_ in lex.INSTANCE_QUANTIFIERS]
     if top.tag_ == "NNS" and copula.lower_ in lex.KIND_HABIT_VERBS and copula.tag_ == "VBP" \
-            and any(c.dep_ == "xcomp" for c in copula.children):
-        return True  # "horses like to eat grass", "dogs tend to sleep in soft places"
+            and any(c.dep_ == "xcomp" for c in copula.children) and all(
+                c.lower_ in ("many", "most", "some") for c in determiners):
+        # "horses like to eat grass", "dogs tend to sleep in soft places", "many people like to
+        # eat it slowly"
+        return True
+    if determiners:
+        return False
     if copula.lower_ in lex.KIND_PREDICATES and any(
             c.dep_ == "auxpass" and c.lower_ == "are" for c in copula.children):
         return True  # "giraffes are well adapted to feeding from treetops"
