@@ -1436,10 +1436,10 @@ def _continues_content(item: Token, noun: Token, category: str) -> bool:
                 for o in c.children if o.dep_ == "pobj" and o.i < start]
     # "drawings of a zebra and an elephant" parsed as drawings + elephant: the "and" follows
     # the content directly (the item itself only, not what hangs from it).
+    # (Not "a painting of a boat on the wall and a large clock": after where the picture hangs.)
     return before is not None and bool(contents) and (
         before.text == "," or joined and _category_of(item) == category and any(
             o.right_edge.i == before.i and _hung_at(o) is None for o in contents))
-    # (not "a painting of a boat on the wall and a large clock": after where the picture hangs)
 
 
 def _hung_at(noun: Token) -> Token | None:

@@ -455,9 +455,9 @@ CAPTION_VERBS: frozenset[str] = verb_forms(
     "graze", "stare", "lie", "queue", "sit", "walk", "run", "wait", "sleep", "eat", "drink",
     "float", "swim", "jump", "watch", "hold", "carry", "pull", "perch", "lean", "chase", "climb",
     "lick", "sniff", "roam", "wander", "look", "play", "gaze", "pose", "smile", "travel", "move",
-    "approach", "fly", "occupy", "peek", "trot", "rest", "hang", "dangle", "hover",
-    "soar", "glide", "bark", "crawl", "stroll", "stretch", "wave") | {"flies", "lies", "lay", "lays", "sat",
-                                                     "ran", "held", "flew"}
+    "approach", "fly", "occupy", "peek", "trot", "rest", "hang", "dangle", "hover", "soar",
+    "glide", "bark", "crawl", "stroll", "stretch", "wave") | {
+    "flies", "lies", "lay", "lays", "sat", "ran", "held", "flew"}
 
 # Compound heads naming a part (or a fixture) of the modifier's object: "the toilet seat", "the
 # car door", "the clock face" still assert the toilet, car, clock. Any other compound head means
