@@ -756,7 +756,7 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("not_object", cue=_chars(root, root), reason="verb-use")
     if root.lower_ in lex.INFINITIVE_VERB_WORDS and root.tag_ == "VB" and root.i >= 2 and \
             doc[root.i - 1].lower_ == "to" and doc[root.i - 2].lower_ not in \
-            lex.TO_PREPOSITION_HEADS:
+            lex.TO_PREPOSITION_HEADS and not _without_articles(doc):
         # "the sun begins to sink" (the tagger also calls "a bathroom sink" a verb: only an
         # infinitive tells)
         return _Decision("not_object", cue=_chars(doc[root.i - 1], root), reason="verb-use")
