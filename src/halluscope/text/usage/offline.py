@@ -847,6 +847,21 @@ def _tagged_verb_noun(modifier: Token, head: Token) -> bool:
         (after is None or after.is_punct or after.tag_ == "IN")
 
 
+def _singular_det_plural_head(modifier: Token, head: Token) -> bool:
+    """ "A freight train winds around the hill", "a fork glints beside the plate": a singular
+    article cannot go with a plural head, so the "-s" word after the noun is its verb, which the
+    tagger read as a plural noun (not "a bus stop", "a glasses case", "a news stand")."""
+    if not (head.tag_ == "NNS" and modifier.tag_ == "NN" and head.i == modifier.i + 1 and
+            head.lower_.endswith("s") and head.lower_ not in lex.SINGULAR_S_NOUNS):
+        return False
+    article = next((c for c in head.children if c.dep_ == "det" and c.i < modifier.i), None)
+    # Only adjectives and the noun's own modifiers between: not "a few ski poles", nor "a
+    # handwritten sign advertising apple pies" (the article is the sign's).
+    return article is not None and article.lower_ in lex.SINGULAR_DETERMINERS and all(
+        not t.tag_.startswith("NN") and t.lower_ not in lex.COUNTING_WORDS
+        or t.head.i == modifier.i for t in head.doc[article.i + 1:modifier.i])
+
+
 def _rail_vehicle(token: Token | None) -> bool:
     """A train, or its engine ("a train engine")."""
     return token is not None and (token.lower_ in lex.RAIL_VEHICLES or (
@@ -865,7 +880,7 @@ def _compound(span: Span, root: Token, category: str) -> _Decision | None:
             _is_noun(head) or _tagged_verb_noun(root, head)):
         return None
     if head.lower_ in lex.CAPTION_VERBS or head.lower_ in lex.PLACE_ADVERBS or \
-            head.lower_ in lex.NEGATIVE_VERBS:
+            head.lower_ in lex.NEGATIVE_VERBS or _singular_det_plural_head(root, head):
         # a verb or adverb mis-tagged as a noun: "A horse grazes" is no "horse grazes" thing,
         # "on a skateboard indoors" no "skateboard indoors", "a bus devoid of passengers" no
         # "bus devoid"
@@ -1333,7 +1348,8 @@ def _depiction_step(child: Token, head: Token, category: str
             subject = _medium_above(subject) or subject
         if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
                                     lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF) \
-                and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)):
+                and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)) \
+                and (head.lower_ not in lex.SCREENING_VERBS or subject.lower_ in lex.SCREEN_NOUNS):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
     if child.dep_ == "dobj" and head.lower_ in lex.CONTENT_VERBS:
         subject = _subject_of(head) or _participle_subject(head)
@@ -1788,10 +1804,18 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
     """A negated predicate denies its indefinite objects, and its subject when the predicate is
     about presence ("no people are visible", "the cat is not visible")."""
     relation, predicate = top.dep_, top.head
-    if relation == "pobj" and predicate.dep_ == "prep":
+    if relation == "pobj" and any(c.dep_ == "neg" and c.lower_ == "not" and not
+                                  _limits_quantity(c) for c in predicate.children):
+        # "with his hands, not with a fork": the phrase itself is denied
+        if _is_definite(top) or _is_definite(root):
+            return _Decision("existential", reason="definite-under-negation")
+        neg = next(c for c in predicate.children if c.dep_ == "neg")
+        return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
+    if relation == "pobj" and predicate.dep_ in ("prep", "agent"):
+        # ("not occupied by a person": the passive's agent, as an object would be)
         relation, predicate = "pobj", predicate.head
-    if predicate.i == top.i:
-        return None
+    if predicate.i == top.i or predicate.lower_ == "far":
+        return None  # ("not far from a cup" is near it)
     negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS
             and not _limits_quantity(c)]
     negs += [c for c in predicate.children if c.lower_ == "longer" and any(
@@ -2049,7 +2073,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "sit down for relaxation around furniture such as couches": the couches locate
             # the activity; a purpose does not reach into a place phrase.
             return None
-        located |= child.dep_ == "prep" and child.lower_ in lex.LOCATIVE_PREPOSITIONS
+        located |= child.dep_ == "prep" and (child.lower_ in lex.LOCATIVE_PREPOSITIONS or (
+            child.lower_ == "to" and head.lower_ in ("next", "close")))  # "next to a horse"
         if child.dep_ == "relcl" and child.left_edge.lower_ == "which" and \
                 child.left_edge.i > 0 and child.doc[child.left_edge.i - 1].text == ",":
             # "a chair too small for an adult, which suggests that the room belongs to a
@@ -2343,8 +2368,9 @@ def _vague_lookalike(span: Span) -> _Decision | None:
         # "backpack-like items": something resembling the object
         return _Decision("non_assertive", "hedged", _chars(span[0], doc[span.end + 1]),
                          "lookalike")
-    if k >= 0 and doc[k].lower_ in ("a", "an"):
-        k -= 1
+    while k >= 0 and doc[k].dep_ in ("det", "amod", "compound", "nummod") and \
+            k < doc[k].head.i < span.end:
+        k -= 1  # "what might be small pizzas": the noun phrase's own words
     if k >= 1 and doc[k].lower_ == "like" and doc[k - 1].lower_ in ("looks", "look", "looked"):
         verb = k - 1
     elif k >= 2 and doc[k].lower_ == "be" and doc[k - 1].lower_ == "to" and \
@@ -2536,13 +2562,15 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
                 return cue  # "a cat is presumably under the table", the adverb on the place
     if predicate.lower_ in lex.HEDGE_VERBS:
         for comp in predicate.children:
-            if comp.dep_ in ("oprd", "acomp", "xcomp", "ccomp") and \
-                    comp.lower_ in lex.PLACEMENT_PARTICIPLES and any(
+            if comp.dep_ in ("oprd", "acomp", "xcomp", "ccomp") and (
+                    comp.lower_ in lex.PLACEMENT_PARTICIPLES or comp.dep_ == "xcomp" and
+                    comp.tag_ == "VB" and comp.lower_ in lex.PLACEMENT_VERBS) and any(
                     c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS
                     or c.dep_ == "advmod" and c.lower_ in lex.EXISTENCE_PREDICATES | {"nearby"}
                     for c in list(comp.children) + list(predicate.children)):
                 # "a few bottles appear scattered across the room", "two cups appear placed
-                # nearby", "several people appear gathered around a fire" (a ccomp)
+                # nearby", "several people appear gathered around a fire" (a ccomp), "a clock
+                # appears to hang above the door" (as "appears to be hanging" would)
                 return predicate
             if comp.dep_ == "xcomp" and comp.lower_ == "be" and any(
                     c.dep_ == "prep" or (c.dep_ in ("advmod", "acomp")
