@@ -592,6 +592,7 @@ NON_ASSERTIVE = [
     ("The sofa is not being used by a cat today.", "cat", 0, "negation"),
     ("She carries the books in her arms, not in a backpack.", "backpack", 0, "negation"),
     ("A vase seems to stand in the far corner.", "vase", 0, "hedged"),
+    ("Notably absent from the kitchen counter is any toaster.", "toaster", 0, "negation"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),

@@ -1860,6 +1860,11 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
                                                      lex.ABSENCE_WORDS for g in c.children)
                 for c in predicate.children if c.dep_ == "xcomp")):
         return _Decision("non_assertive", "negation", _chars(root, predicate), "absent")
+    if relation == "attr" and predicate.lower_ in lex.BE_FORMS and not part:
+        absent = next((c for c in predicate.children if c.dep_ in ("acomp", "nsubj") and
+                       c.lower_ in lex.ABSENCE_WORDS and c.i < predicate.i), None)
+        if absent is not None:  # inverted: "notably absent are any chairs"
+            return _Decision("non_assertive", "negation", _chars(absent, root), "absent")
     nobody = next((c for c in predicate.children if c.dep_ in _SUBJECT_DEPS and (
         c.lower_ in ("nobody", "noone", "none") or c.lower_ == "one" and any(
             d.lower_ == "no" for d in c.children))), None)
