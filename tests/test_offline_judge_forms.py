@@ -593,6 +593,12 @@ NON_ASSERTIVE = [
     ("She carries the books in her arms, not in a backpack.", "backpack", 0, "negation"),
     ("A vase seems to stand in the far corner.", "vase", 0, "hedged"),
     ("Notably absent from the kitchen counter is any toaster.", "toaster", 0, "negation"),
+    # Whoever would reach a thing; what is expected to come; whom a thing gives a place.
+    ("A jar of cookies sits on the low shelf, within reach for a child who wants a treat.",
+     "child", 0, "purpose"),
+    ("Travellers stand by the carousel, expecting their suitcases to come out.", "suitcases", 0,
+     "purpose"),
+    ("A shady tree offers cyclists a place to rest.", "cyclists", 0, "purpose"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),
@@ -985,6 +991,7 @@ EXISTENTIAL = [
     ("Two girls waiting for a ride next to a bicycle.", "bicycle", 0),
     ("The vase stands not far from a chair.", "chair", 0),
     ("The vase seems to stand in the far corner.", "vase", 0),
+    ("A woman gives a boy a kite to fly.", "boy", 0),
 ]
 
 

@@ -2072,6 +2072,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
         # "a child's room", "a dog's water bowl": whom the thing is for, not who is there
         return _Decision("non_assertive", "purpose", _chars(root, root.head), "for-whom")
     top = _np_top(root)
+    if top.dep_ == "pobj" and top.head.lower_ in ("for", "by") and \
+            _within_reach(top.head) and not _is_definite(top):
+        # "within easy reach for someone who wants a snack", "within reachable distance by
+        # someone standing": whoever would reach it
+        return _Decision("non_assertive", "purpose", _chars(top.head, root), "within-reach")
     located = False  # the mention is the landmark of a place phrase below the "for"
     for child, head in _ancestors(top):
         if located and head.lower_ == "for":
@@ -2112,6 +2117,21 @@ def _purpose_rules(root: Token) -> _Decision | None:
                 return _Decision("non_assertive", subtype, _chars(marks[0], _clause_end(head)),
                                  "awaited-arrival" if head.lower_ == "arrive"
                                  else "for-subject-infinitive")
+        if child.dep_ == "nsubj" and child.i == top.i and _has_aux_to(head) and \
+                head.dep_ in ("ccomp", "xcomp") and head.head.lower_ in lex.EXPECTING_VERBS \
+                and head.lower_ in lex.ARRIVAL_VERBS:
+            # "expecting their luggage to appear": what is expected to come is not there yet
+            return _Decision("non_assertive", "purpose", _chars(head.head, head),
+                             "awaited-arrival")
+        offered = next((g for c in head.children if c.dep_ == "dobj" for g in c.children
+                        if g.dep_ in ("relcl", "acl") and _has_aux_to(g)), None) \
+            if child.i == top.i and child.dep_ == "dative" else None
+        if offered is not None and head.lower_ in lex.GIVING_VERBS and not _is_definite(top):
+            giver = _subject_of(head) or _participle_subject(head)
+            if giver is None or not _is_animate(giver):
+                # "a bench offering people a spot to sit": whom a thing gives a place to
+                return _Decision("non_assertive", "purpose", _chars(head, offered),
+                                 "given-a-place")
         if child.dep_ == "pcomp" and head.lower_ == "for":  # "for operating a television"
             if head.i > 0 and head.doc[head.i - 1].lower_ in lex.NON_PURPOSE_FOR_HEADS:
                 return None  # "except for one woman holding an umbrella"
@@ -2205,6 +2225,13 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ in _SUBJECT_DEPS and not _gerund_modifier(child, head):
             break  # a subject is outside the purpose of its own clause
     return None
+
+
+def _within_reach(prep: Token) -> bool:
+    """ "within (easy) reach for", "within reachable distance by": the preposition names who
+    would reach it."""
+    before = [t.lower_ for t in prep.doc[max(0, prep.i - 4):prep.i]]
+    return bool(before) and before[-1] in ("reach", "distance") and "within" in before
 
 
 def _for_subject(verb: Token) -> Token | None:

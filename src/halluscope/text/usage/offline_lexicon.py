@@ -400,6 +400,12 @@ INTENSIONAL_FOR_VERBS: frozenset[str] = verb_forms(
 INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
     "want", "need", "await", "expect", "seek", "anticipate", "desire", "crave", "imagine",
     "request", "order", "hope")
+# Verbs whose subject-to-infinitive is still to come: "expecting their luggage to appear".
+EXPECTING_VERBS: frozenset[str] = verb_forms("expect", "await", "anticipate")
+ARRIVAL_VERBS: frozenset[str] = verb_forms("arrive", "appear", "come", "emerge", "return",
+                                           "pull", "show")
+# Verbs whose indirect object receives a place or a chance: "a bench offers people a spot to sit".
+GIVING_VERBS: frozenset[str] = verb_forms("give", "offer", "provide", "afford", "grant")
 # Verbs of finding, whose object is only sought while someone tries or hopes to find it: "trying
 # to find a taxi", "hoping to spot a bird" (not "trying to catch the frisbee": it is in the air).
 SEARCH_VERBS: frozenset[str] = verb_forms("find", "locate", "spot", "hail")
