@@ -599,6 +599,10 @@ NON_ASSERTIVE = [
     ("Travellers stand by the carousel, expecting their suitcases to come out.", "suitcases", 0,
      "purpose"),
     ("A shady tree offers cyclists a place to rest.", "cyclists", 0, "purpose"),
+    # What a thing is put up to do to others; a re-description of a guessed-at thing.
+    ("A tarp stretched over the market stall to keep people dry.", "people", 0, "purpose"),
+    ("A traffic signal installed to regulate cars at the crossing.", "cars", 0, "purpose"),
+    ("Behind the sofa there could be another animal, perhaps a cat.", "cat", 0, "hedged"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),

@@ -2178,7 +2178,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
         keeps_away = child.dep_ == "dobj" and head.lower_ == "keep" and any(
             c.dep_ in ("prt", "advmod") and c.lower_ in ("away", "out", "off")
-            for c in head.children)
+            or c.dep_ in ("oprd", "acomp", "ccomp") and c.tag_ == "JJ"
+            for c in head.children)  # ("an awning put up to keep people dry")
         if child.dep_ == "dobj" and (head.lower_ in lex.INTENDED_EFFECT_VERBS or keeps_away) and \
                 _has_aux_to(head) and child.i == top.i and not _is_definite(top) and \
                 not _is_animate(_subject_of(head.head) or head.head):
@@ -2720,7 +2721,8 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
             (c for c in located.children if c.dep_ in ("nsubj", "nsubjpass", "dobj")
              and _is_noun(c)), same)
     if same is not None and _category_of(same) == category:
-        return True  # "a cow, likely a dairy cow", whatever the parser hung the aside on
+        # "a cow, likely a dairy cow", whatever the parser hung the aside on
+        return not _hedged_pivot(same)
     anchor = None
     while np.dep_ == "conj" and _is_noun(np.head) and np.head.i < np.i and not any(
             c.dep_ == "advmod" and c.lower_ in lex.HEDGE_ADVERBS
@@ -2744,7 +2746,19 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
-        not _other_object(anchor, category)
+        not _other_object(anchor, category) and not _hedged_pivot(anchor)
+
+
+def _hedged_pivot(anchor: Token) -> bool:
+    """ "there might be another piece of furniture, maybe a stool": the anchor is itself only
+    guessed at, so a re-description of it asserts nothing."""
+    be = anchor.head
+    if anchor.dep_ != "attr" or be.lower_ not in lex.BE_FORMS:
+        return False
+    raised = be.head if be.dep_ == "xcomp" and be.head.lower_ in lex.HEDGE_VERBS else None
+    return any(c.dep_ == "expl" for v in (be, raised) if v is not None for c in v.children) \
+        and (raised is not None or any(c.dep_ == "aux" and c.lower_ in lex.HEDGE_MODALS
+                                       for c in be.children))
 
 
 def _aside_anchor(np: Token) -> Token | None:

@@ -416,7 +416,8 @@ ATTEMPT_VERBS: frozenset[str] = verb_forms("try", "hope", "attempt", "struggle",
 # or direct, not something there: "a feeder hangs from the tree to attract birds", "cones placed
 # to guide cars".
 INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", "lure",
-                                                   "scare", "guide", "warn", "alert")
+                                                   "scare", "guide", "warn", "alert", "help",
+                                                   "regulate", "protect", "shield", "stop")
 # Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
