@@ -603,6 +603,7 @@ NON_ASSERTIVE = [
     ("A tarp stretched over the market stall to keep people dry.", "people", 0, "purpose"),
     ("A traffic signal installed to regulate cars at the crossing.", "cars", 0, "purpose"),
     ("Behind the sofa there could be another animal, perhaps a cat.", "cat", 0, "hedged"),
+    ("In the lobby stands a fiberglass giraffe painted with flowers.", "giraffe", 0, "depictive"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),

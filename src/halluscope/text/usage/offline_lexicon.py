@@ -173,13 +173,18 @@ ANIMAL_LIKENESS_MODIFIERS: frozenset[str] = frozenset({
 # Modifiers that set a thing apart from its likenesses: "a real cat lies next to the poster".
 REAL_MODIFIERS: frozenset[str] = frozenset({"real", "actual", "live", "real-life"})
 # Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
+# What figures are sculpted or cast from: "a fiberglass cow", "a papier-mâché horse".
+SCULPTING_MATERIALS: frozenset[str] = frozenset({"fiberglass", "fibreglass", "clay", "marble",
+                                                 "wax", "resin", "origami", "marzipan",
+                                                 "granite", "brass", "concrete", "mâché",
+                                                 "mache"})
 FAKE_MODIFIERS: frozenset[str] = frozenset({
     "toy", "toys", "stuffed", "plush", "fake", "faux", "artificial", "cartoon", "replica",
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
     "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego",
-}) | ANIMAL_LIKENESS_MODIFIERS
+}) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
 INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "scale"})
@@ -188,7 +193,8 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
                                                 "glass", "decorative", "stuffed", "rubber",
-                                                "plush"}) | ANIMAL_LIKENESS_MODIFIERS
+                                                "plush"}) | ANIMAL_LIKENESS_MODIFIERS | \
+    SCULPTING_MATERIALS
 # Modifiers that make a picture of a living thing but only decorate any other thing: "an
 # embossed horse" is a picture, "an engraved clock" a clock, "an embroidered cat" a stitched
 # picture and "an embroidered tie" a tie. ("painted" only before a material: "a teal-painted
