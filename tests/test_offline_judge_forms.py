@@ -604,6 +604,10 @@ NON_ASSERTIVE = [
     ("A traffic signal installed to regulate cars at the crossing.", "cars", 0, "purpose"),
     ("Behind the sofa there could be another animal, perhaps a cat.", "cat", 0, "hedged"),
     ("In the lobby stands a fiberglass giraffe painted with flowers.", "giraffe", 0, "depictive"),
+    ("Folding chairs are stacked by the door so people can sit during the talk.", "people", 0,
+     "purpose"),
+    ("A framed snapshot of a dog hangs by the mirror.", "dog", 0, "depictive"),
+    ("On the desk stands a bronze statuette of an elephant.", "elephant", 0, "depictive"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),

@@ -2097,7 +2097,7 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("advcl", "relcl", "acl") and \
                 child.i == top.i and not _is_definite(top) and \
                 ({"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
-                 or _in_case(head)):
+                 or _so_can(head) or _in_case(head)):
             # "stairs rolled up to the door so that people can board": who it is for; "chairs
             # stacked in case extra people show up".
             mark = next((c for c in head.children if c.dep_ == "mark"), head)
@@ -2226,6 +2226,14 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ in _SUBJECT_DEPS and not _gerund_modifier(child, head):
             break  # a subject is outside the purpose of its own clause
     return None
+
+
+def _so_can(clause: Token) -> bool:
+    """ "set out so people can take a seat": "so" with "can" gives a purpose, as "so that" does
+    (not "so" with a past result: "it rained, so people left")."""
+    return clause.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "so"
+                                          for c in clause.children) and any(
+        c.dep_ == "aux" and c.lower_ in ("can", "could") for c in clause.children)
 
 
 def _within_reach(prep: Token) -> bool:

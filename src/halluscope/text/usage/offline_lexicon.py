@@ -121,12 +121,14 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "toppers", "motif", "motifs", "stencil", "engraving", "shape", "shapes", "figure", "figures",
     "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
-    "doodle", "doodles",
+    "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
+    "caricatures",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
 FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
-                                         "photos", "photograph", "photographs"})
+                                         "photos", "photograph", "photographs", "snapshot",
+                                         "snapshots"})
 # Depiction nouns whose "of" does not introduce content ("a sign of life", "the shape of a cake").
 NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", "figure",
                                             "figures", "design", "designs", "pattern", "patterns"})
