@@ -608,6 +608,7 @@ NON_ASSERTIVE = [
      "purpose"),
     ("A framed snapshot of a dog hangs by the mirror.", "dog", 0, "depictive"),
     ("On the desk stands a bronze statuette of an elephant.", "elephant", 0, "depictive"),
+    ("Three postcards are pinned to the board, each showing a horse.", "horse", 0, "depictive"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),

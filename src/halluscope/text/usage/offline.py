@@ -1334,6 +1334,12 @@ def _depiction_step(child: Token, head: Token, category: str
         if subject is not None and subject.lower_ in ("one", "some", "each", "both", "all"):
             subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
                             for g in c.children if g.dep_ == "pobj"), subject)  # "one of the photos"
+            if subject.lower_ == "each" and subject.i >= 1 and \
+                    subject.doc[subject.i - 1].text == ",":
+                # "framed photos, each showing a man", "two posters hang there, each showing
+                # a cat": the plural before it
+                subject = next((t for t in reversed(subject.doc[subject.sent.start:subject.i])
+                                if t.tag_ == "NNS"), subject)
             if subject.lower_ == "which":  # "photographs, one of which shows a horse"
                 k = subject.head.head.left_edge.i - 1
                 while k >= 0 and subject.doc[k].is_punct:
