@@ -609,6 +609,9 @@ NON_ASSERTIVE = [
     ("A framed snapshot of a dog hangs by the mirror.", "dog", 0, "depictive"),
     ("On the desk stands a bronze statuette of an elephant.", "elephant", 0, "depictive"),
     ("Three postcards are pinned to the board, each showing a horse.", "horse", 0, "depictive"),
+    # Plurals offered with "either"; a shape something is made into.
+    ("Two hikers carry either backpacks or suitcases up the trail.", "suitcases", 0, "hedged"),
+    ("A hedge trimmed into the form of a bicycle.", "bicycle", 0, "depictive"),
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),
@@ -1002,6 +1005,7 @@ EXISTENTIAL = [
     ("The vase stands not far from a chair.", "chair", 0),
     ("The vase seems to stand in the far corner.", "vase", 0),
     ("A woman gives a boy a kite to fly.", "boy", 0),
+    ("Two hikers carry backpacks or suitcases up the trail.", "suitcases", 0),
 ]
 
 

@@ -1265,7 +1265,7 @@ def _depiction_step(child: Token, head: Token, category: str
             lex.DECORATION_VERBS):
         return head.head.head, head, "shaped-like"  # "a cake decorated to look like a laptop"
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
-            and head.head.head.lower_ == "in":
+            and head.head.head.lower_ in ("in", "into"):  # ("carved into the shape of a bear")
         return head.head.head, head, "in-the-shape-of"
     prep = head.head if head.lower_ == "with" and head.head.lower_ == "along" else head
     if child.dep_ in ("pobj", "pcomp") and prep.lower_ in ("along", "with") and \
@@ -2438,6 +2438,8 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     (a hedge on which object it is). "A cup or mug" (one category) asserts the cup."""
     # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun, and so is
     # an adjective with an article: "either a remote or a charging block")
+    if root.tag_ == "NNS":
+        return _either_plural(root, category)
     if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")) and not (
             root.tag_ == "JJ" and any(c.dep_ == "det" for c in root.children)):
         return None
@@ -2473,6 +2475,23 @@ def _alternative(root: Token, category: str) -> _Decision | None:
         # animal, and so does "a horse or a donkey")
         return None
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
+
+
+def _either_plural(root: Token, category: str) -> _Decision | None:
+    """ "people on either surfboards or kayaks": plurals of two objects offered with "either" as
+    one guess (a plain "carrying skis or snowboards" can list both kinds)."""
+    conj = next((c for c in root.children if c.dep_ == "conj" and c.tag_ == "NNS"), None)
+    first, second = (root, conj) if conj is not None else (root.head, root) \
+        if root.dep_ == "conj" and root.head.tag_ == "NNS" else (None, None)
+    if first is None or not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children):
+        return None
+    before = root.doc[first.left_edge.i - 1] if first.left_edge.i > 0 else None
+    either = next((t for t in [*first.children, before] if t is not None and
+                   t.lower_ == "either" and t.i < first.i), None)
+    other = first if second.i == root.i else second
+    if either is None or _category_of(other) in (None, category):
+        return None
+    return _Decision("non_assertive", "hedged", _chars(either, second), "alternative")
 
 
 def _slash_alternative(root: Token, category: str) -> _Decision | None:
