@@ -609,6 +609,7 @@ NON_ASSERTIVE = [
     ("A framed snapshot of a dog hangs by the mirror.", "dog", 0, "depictive"),
     ("On the desk stands a bronze statuette of an elephant.", "elephant", 0, "depictive"),
     ("Three postcards are pinned to the board, each showing a horse.", "horse", 0, "depictive"),
+    ("A low chain hung across the drive to keep cars out of the yard.", "cars", 0, "purpose"),
     # Plurals offered with "either"; a shape something is made into.
     ("Two hikers carry either backpacks or suitcases up the trail.", "suitcases", 0, "hedged"),
     ("A hedge trimmed into the form of a bicycle.", "bicycle", 0, "depictive"),
@@ -1006,6 +1007,12 @@ EXISTENTIAL = [
     ("The vase seems to stand in the far corner.", "vase", 0),
     ("A woman gives a boy a kite to fly.", "boy", 0),
     ("Two hikers carry backpacks or suitcases up the trail.", "suitcases", 0),
+    # "appear" as coming into view; the exception after "no ... but"; an aside on what is
+    # beside a picture; "where" after a sign that ends a list of the place's things.
+    ("Fog covers the valley, and two cows appear in the picture.", "cows", 0),
+    ("There are no trucks but several bicycles.", "bicycles", 0),
+    ("A framed print in the hallway, with a small vase of flowers beneath it.", "vase", 0),
+    ("A lake with a dock, a boathouse and a sign, where two people are fishing.", "people", 0),
 ]
 
 

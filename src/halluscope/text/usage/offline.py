@@ -1244,9 +1244,11 @@ def _depiction_step(child: Token, head: Token, category: str
         return (subject.left_edge if subject.i < head.i else head.head), head, "text-content"
     placed_by = head.dep_ == "pobj" and head.head.lower_ in lex.LOCATIVE_PREPOSITIONS - {
         "in", "on"}  # "a bench under the mural, where a woman sits": a place near it
-    if child.dep_ == "relcl" and not placed_by and (head.lower_ in lex.STORY_NOUNS or
-                                                    head.lower_ in lex.DEPICTION_NOUNS -
-                                                    lex.FRAME_NOUNS) and any(
+    where_aside = child.left_edge.lower_ == "where" and child.left_edge.i > 0 and \
+        child.doc[child.left_edge.i - 1].text == ","  # "a tent and a sign, where people relax"
+    if child.dep_ == "relcl" and not placed_by and not where_aside and (
+            head.lower_ in lex.STORY_NOUNS or head.lower_ in lex.DEPICTION_NOUNS -
+            lex.FRAME_NOUNS) and any(
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
@@ -1298,7 +1300,13 @@ def _depiction_step(child: Token, head: Token, category: str
         if (anchor.lower_ in lex.DEPICTION_NOUNS or anchor.lower_ in lex.STORY_NOUNS - {
                 "game", "book", "books", "magazine"} and anchor.tag_.startswith("NN")) \
                 and anchor.lower_ not in lex.FRAME_NOUNS \
-                and anchor.lower_ not in ("toy", "toys", "sign", "signs"):
+                and anchor.lower_ not in ("toy", "toys", "sign", "signs") and not (
+                    child.doc[head.i - 1].text == "," and any(
+                        t.lower_ in ("it", "its") and t.head.lower_ not in ("on", "in", "inside")
+                        for t in child.subtree if t.i > child.i)):
+            # (not "a poster on the wall, with two cups below it": an aside on what is beside
+            # the picture; "a painting with a cat in it" shows one, and "a drawing of a house
+            # with a dog in front of it" one in front of the house)
             return anchor.left_edge, head, "depiction-with"
     misplaced_of = child.dep_ == "prep" and child.lower_ == "of" and any(
         c.dep_ == "dobj" and c.i == child.i - 1 and c.lower_ in
@@ -1646,8 +1654,9 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                                  and token.head not in conjunct.subtree):
                     return _Decision("non_assertive", "negation", _chars(token, root),
                                      "negative-determiner")
-        if conjunct.dep_ != "conj" or not _is_noun(conjunct.head):
-            break
+        if conjunct.dep_ != "conj" or not _is_noun(conjunct.head) or any(
+                t.lower_ in ("but", "yet") for t in doc[conjunct.head.i + 1:conjunct.i]):
+            break  # ("no cars but a few people": the exception is there)
         for sibling in conjunct.head.children:  # "neither a cat nor a dog"
             if sibling.dep_ in ("cc", "preconj") and sibling.lower_ == "nor" and \
                     sibling.i < conjunct.i:
@@ -1682,7 +1691,9 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     if answer is not None and answer.lower_ in lex.NEGATIVE_ANSWERS:
         # "- People: none visible": a field of a list-style answer whose value denies it.
         return _Decision("non_assertive", "negation", _chars(root, answer), "negative-field")
-    if top.i != root.i:  # "no signs of land or other aircraft", "no group of people"
+    if top.i != root.i and not any(t.lower_ in ("but", "yet") for t in doc[top.i + 1:root.i]):
+        # "no signs of land or other aircraft", "no group of people" (not "no cars but a few
+        # people": the exception is there)
         for det in top.children:
             if det.dep_ == "det" and det.lower_ in lex.NEGATIVE_DETERMINERS and det.i < root.i:
                 return _Decision("non_assertive", "negation", _chars(det, root),
@@ -2183,7 +2194,7 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # ("he could be holding a cup" guesses at what is).
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
         keeps_away = child.dep_ == "dobj" and head.lower_ == "keep" and any(
-            c.dep_ in ("prt", "advmod") and c.lower_ in ("away", "out", "off")
+            c.dep_ in ("prt", "advmod", "prep") and c.lower_ in ("away", "out", "off")
             or c.dep_ in ("oprd", "acomp", "ccomp") and c.tag_ == "JJ"
             for c in head.children)  # ("an awning put up to keep people dry")
         if child.dep_ == "dobj" and (head.lower_ in lex.INTENDED_EFFECT_VERBS or keeps_away) and \
@@ -3116,7 +3127,7 @@ def _past_aside(cue: Token, root: Token) -> bool:
 
 
 def _hedge_cue_any_side(predicate: Token) -> Token | None:
-    if predicate.lower_ in lex.HEDGE_VERBS:
+    if predicate.lower_ in lex.HEDGE_VERBS and not _comes_into_view(predicate):
         return predicate
     for child in predicate.children:
         if child.dep_ == "advmod" and child.lower_ in lex.HEDGE_ADVERBS and \
@@ -3126,6 +3137,14 @@ def _hedge_cue_any_side(predicate: Token) -> Token | None:
                 child.dep_ == "aux" and child.lower_ in lex.HEDGE_MODALS):
             return child
     return None
+
+
+def _comes_into_view(verb: Token) -> bool:
+    """ "two people appear in the frame": "appear" as coming into view, with nothing after it
+    but a place (not "appear to be", "appear happy", "appear as", "appears that")."""
+    return verb.lower_ in ("appear", "appears", "appeared") and not any(
+        c.dep_ in ("xcomp", "ccomp", "acomp", "attr", "oprd", "advcl") or c.lower_ in ("as", "like")
+        for c in verb.children) and any(c.dep_ == "prep" for c in verb.children)
 
 
 def _has_nummod(token: Token) -> bool:

@@ -425,7 +425,8 @@ ATTEMPT_VERBS: frozenset[str] = verb_forms("try", "hope", "attempt", "struggle",
 # to guide cars".
 INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", "lure",
                                                    "scare", "guide", "warn", "alert", "help",
-                                                   "regulate", "protect", "shield", "stop")
+                                                   "regulate", "protect", "shield", "stop",
+                                                   "prevent")
 # Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
