@@ -140,14 +140,14 @@ STORY_NOUNS: frozenset[str] = frozenset({
     "story", "stories", "video", "videos", "cartoon", "cartoons", "episode", "article",
     "magazine", "poster", "posters", "song", "game", "report", "reports", "news", "broadcast",
     "call", "calls", "match", "matches", "race", "concert"})
-# Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
-# "a shirt featuring a cat") and places content sits on ("a man on the screen").
 # Media that play what they show: "a television playing a cartoon of a dog" (a shirt does not
 # "play": "a man in a red shirt playing frisbee").
 SCREEN_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
+# Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
+# "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = SCREEN_NOUNS | frozenset({
     "shirt", "shirts", "t-shirt", "poster", "posters", "sign", "signs", "billboard", "billboards",
     "banner", "banners", "mural", "canvas", "page", "pages", "cover", "painting", "paintings",
@@ -717,23 +717,21 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
     "stored", "hidden"})
+# The same as bare infinitives: "a clock appears to hang above the door".
+PLACEMENT_VERBS: frozenset[str] = frozenset({"sit", "stand", "lie", "rest", "lean", "hang",
+                                             "perch", "sprawl", "curl", "nestle"})
 # Determiners of one thing: "a freight train winds" cannot be a plural "train winds".
 SINGULAR_DETERMINERS: frozenset[str] = frozenset({"a", "an", "another", "each", "every"})
 # Words after "a" that count a plural: "a few ski poles", "a couple of cups".
 COUNTING_WORDS: frozenset[str] = frozenset({"few", "couple", "lot", "lots", "number", "dozen",
                                             "pair", "bunch", "group", "variety", "set"})
-# Singular nouns that end in "-s" (the tagger may call them plural).
+# Nouns that take "a" though they end in "-s" (the tagger may call them plural).
 SINGULAR_S_NOUNS: frozenset[str] = frozenset({
     "series", "species", "means", "news", "glasses", "binoculars", "scissors", "pants",
     "trousers", "jeans", "shorts", "tongs", "pliers", "goggles", "headphones", "earphones",
     "sunglasses", "overalls", "leggings", "tights", "lens", "bus", "gas", "canvas", "mattress",
     "dress", "class", "glass", "grass", "bass", "compass", "cactus", "octopus", "walrus",
-    "chassis", "corps", "crossroads", "barracks", "headquarters", "gallows", "kudos", "savings",
-    "sports", "arts", "works", "premises", "clothes", "stairs", "steps", "dishes", "sweets",
-    "groceries", "drinks", "supplies", "wares", "goods", "utensils", "toiletries", "condiments"})
-# The same as bare infinitives: "a clock appears to hang above the door".
-PLACEMENT_VERBS: frozenset[str] = frozenset({"sit", "stand", "lie", "rest", "lean", "hang",
-                                             "perch", "sprawl", "curl", "nestle"})
+    "chassis", "corps", "crossroads", "barracks", "headquarters", "gallows", "premises"})
 # Verbs whose "of"/"from"-object is what a thing is made of: an animal or a person made of wood
 # or plastic is a representation ("the cow is made of plastic", "a horse carved out of stone").
 MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted", "molded",
