@@ -299,10 +299,15 @@ def _first_conjunct(token: Token) -> Token:
 def _list_start(token: Token) -> Token:
     """The first item of the list of nouns `token` ends, joined by commas, "and" or "or" (not
     "but"): "backpack" in "without a helmet or a backpack" -> "helmet"."""
-    while token.dep_ == "conj" and _is_noun(token.head) and token.head.i < token.i and not any(
-            t.lower_ in ("but", "yet") for t in token.doc[token.head.i + 1:token.i]):
+    while token.dep_ == "conj" and _is_noun(token.head) and token.head.i < token.i and \
+            not _contrast_between(token.head, token):
         token = token.head
     return token
+
+
+def _contrast_between(first: Token, second: Token) -> bool:
+    """A "but" or "yet" between two words: "no cars but a few people" names an exception."""
+    return any(t.lower_ in ("but", "yet") for t in first.doc[first.i + 1:second.i])
 
 
 def _and_conjunct(conjunct: Token) -> bool:
@@ -1654,8 +1659,8 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                                  and token.head not in conjunct.subtree):
                     return _Decision("non_assertive", "negation", _chars(token, root),
                                      "negative-determiner")
-        if conjunct.dep_ != "conj" or not _is_noun(conjunct.head) or any(
-                t.lower_ in ("but", "yet") for t in doc[conjunct.head.i + 1:conjunct.i]):
+        if conjunct.dep_ != "conj" or not _is_noun(conjunct.head) or \
+                _contrast_between(conjunct.head, conjunct):
             break  # ("no cars but a few people": the exception is there)
         for sibling in conjunct.head.children:  # "neither a cat nor a dog"
             if sibling.dep_ in ("cc", "preconj") and sibling.lower_ == "nor" and \
@@ -1691,9 +1696,9 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     if answer is not None and answer.lower_ in lex.NEGATIVE_ANSWERS:
         # "- People: none visible": a field of a list-style answer whose value denies it.
         return _Decision("non_assertive", "negation", _chars(root, answer), "negative-field")
-    if top.i != root.i and not any(t.lower_ in ("but", "yet") for t in doc[top.i + 1:root.i]):
+    if top.i != root.i and not _contrast_between(top, root):
         # "no signs of land or other aircraft", "no group of people" (not "no cars but a few
-        # people": the exception is there)
+        # people")
         for det in top.children:
             if det.dep_ == "det" and det.lower_ in lex.NEGATIVE_DETERMINERS and det.i < root.i:
                 return _Decision("non_assertive", "negation", _chars(det, root),
@@ -1821,16 +1826,11 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
     """A negated predicate denies its indefinite objects, and its subject when the predicate is
     about presence ("no people are visible", "the cat is not visible")."""
     relation, predicate = top.dep_, top.head
-    if relation == "pobj" and any(c.dep_ == "neg" and c.lower_ == "not" and not
-                                  _limits_quantity(c) for c in predicate.children):
-        # "with his hands, not with a fork": the phrase itself is denied
-        if _is_definite(top) or _is_definite(root):
-            return _Decision("existential", reason="definite-under-negation")
-        neg = next(c for c in predicate.children if c.dep_ == "neg")
-        return _Decision("non_assertive", "negation", _chars(neg, root), "negated-predicate")
-    if relation == "pobj" and predicate.dep_ in ("prep", "agent"):
-        # ("not occupied by a person": the passive's agent, as an object would be)
-        relation, predicate = "pobj", predicate.head
+    if relation == "pobj" and predicate.dep_ in ("prep", "agent") and not any(
+            c.dep_ == "neg" for c in predicate.children):
+        # The verb's negation denies its phrases, a passive's agent too ("not occupied by a
+        # person"); a negated phrase is denied itself ("with his hands, not with a fork").
+        predicate = predicate.head
     if predicate.i == top.i or predicate.lower_ == "far":
         return None  # ("not far from a cup" is near it)
     negs = [c for c in predicate.children if c.dep_ == "neg" and c.lower_ in lex.VERB_NEGATIONS
