@@ -616,6 +616,17 @@ NON_ASSERTIVE = [
     # "what could be" with the noun's own words between, parsed as a clause's subject.
     ("A kettle is on the stove, and what could be two glazed donuts sit in a paper bag.",
      "donuts", 0, "hedged"),
+    # Round 23: "either" before a plural and a singular; whoever would reach a thing, named by
+    # an indefinite pronoun or "whichever"; a bare noun liked is the kind.
+    ("A boy runs toward the lake holding either skis or a snowboard.", "snowboard", 0,
+     "hedged"),
+    ("Snacks are laid out on the coffee table, within reach of someone on the sofa.", "someone",
+     0, "purpose"),
+    ("Extra plates are stacked at the end for whichever child arrives late.", "child", 0,
+     "purpose"),
+    ("A girl who adores horses stands by the fence with a camera.", "horses", 0, "generic"),
+    ("The shop window is a treat for any fan of teddy bears.", "teddy bears", 0, "generic"),
+    ("A birthday card hints at his love for pizza.", "pizza", 0, "generic"),
 ]
 
 
@@ -1013,6 +1024,10 @@ EXISTENTIAL = [
     ("There are no trucks but several bicycles.", "bicycles", 0),
     ("A framed print in the hallway, with a small vase of flowers beneath it.", "vase", 0),
     ("A lake with a dock, a boathouse and a sign, where two people are fishing.", "people", 0),
+    # Round 23: a plain "or" lists both; the owner of a liked thing; reach of someone named.
+    ("A boy runs toward the lake holding skis or a snowboard.", "snowboard", 0),
+    ("A girl who adores her horse stands by the fence with a camera.", "horse", 0),
+    ("Snacks are laid out on the coffee table, within reach of a boy on the sofa.", "boy", 0),
 ]
 
 

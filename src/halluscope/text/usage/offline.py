@@ -2089,11 +2089,15 @@ def _purpose_rules(root: Token) -> _Decision | None:
         # "a child's room", "a dog's water bowl": whom the thing is for, not who is there
         return _Decision("non_assertive", "purpose", _chars(root, root.head), "for-whom")
     top = _np_top(root)
-    if top.dep_ == "pobj" and top.head.lower_ in ("for", "by") and \
-            _within_reach(top.head) and not _is_definite(top):
+    if top.dep_ == "pobj" and _within_reach(top.head) and not _is_definite(top) and (
+            top.head.lower_ in ("for", "by") or top.lower_ in lex.INDEFINITE_PRONOUNS):
         # "within easy reach for someone who wants a snack", "within reachable distance by
-        # someone standing": whoever would reach it
+        # someone standing", "within reach of anyone at the table": whoever would reach it
         return _Decision("non_assertive", "purpose", _chars(top.head, root), "within-reach")
+    whichever = next((c for c in root.children if c.dep_ == "det" and c.lower_ == "whichever"),
+                     None)
+    if whichever is not None:  # "ready for whichever kid wants more": whoever it turns out to be
+        return _Decision("non_assertive", "purpose", _chars(whichever, root), "whichever")
     located = False  # the mention is the landmark of a place phrase below the "for"
     for child, head in _ancestors(top):
         if located and head.lower_ == "for":
@@ -2257,7 +2261,8 @@ def _within_reach(prep: Token) -> bool:
     """ "within (easy) reach for", "within reachable distance by": the preposition names who
     would reach it."""
     before = [t.lower_ for t in prep.doc[max(0, prep.i - 4):prep.i]]
-    return bool(before) and before[-1] in ("reach", "distance") and "within" in before
+    return prep.lower_ in ("for", "by", "of") and bool(before) and \
+        before[-1] in ("reach", "distance") and "within" in before
 
 
 def _for_subject(verb: Token) -> Token | None:
@@ -2278,6 +2283,8 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     if _generic_anchor(anchor):
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
+    if _attitude(_np_top(root)) is not None:
+        return None  # "their love for teddy bears": the kind they like (see `_generic`)
     if word in lex.INTENSIONAL_FOR_VERBS:
         if _in_purpose_clause(anchor):
             # "a place for people to sit while waiting for the train": whatever train comes,
@@ -2362,6 +2369,8 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     cat", "what appears to be a dog", "likely a cat", "a cat, perhaps", "possibly watching
     birds"."""
     top = _np_top(root)
+    if _attitude(top) is not None:
+        return None  # "may be for a child who loves horses": the kind liked (see `_generic`)
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
@@ -2449,7 +2458,7 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     (a hedge on which object it is). "A cup or mug" (one category) asserts the cup."""
     # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun, and so is
     # an adjective with an article: "either a remote or a charging block")
-    if root.tag_ == "NNS":
+    if root.tag_ == "NNS" or root.dep_ == "conj" and root.head.tag_ == "NNS":
         return _either_plural(root, category)
     if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")) and not (
             root.tag_ == "JJ" and any(c.dep_ == "det" for c in root.children)):
@@ -2489,9 +2498,10 @@ def _alternative(root: Token, category: str) -> _Decision | None:
 
 
 def _either_plural(root: Token, category: str) -> _Decision | None:
-    """ "people on either surfboards or kayaks": plurals of two objects offered with "either" as
-    one guess (a plain "carrying skis or snowboards" can list both kinds)."""
-    conj = next((c for c in root.children if c.dep_ == "conj" and c.tag_ == "NNS"), None)
+    """ "people on either surfboards or kayaks", "holding either skis or a snowboard": two objects,
+    one of them plural, offered with "either" as one guess (a plain "carrying skis or
+    snowboards" can list both kinds)."""
+    conj = next((c for c in root.children if c.dep_ == "conj" and c.tag_ in ("NN", "NNS")), None)
     first, second = (root, conj) if conj is not None else (root.head, root) \
         if root.dep_ == "conj" and root.head.tag_ == "NNS" else (None, None)
     if first is None or not any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children):
@@ -3224,6 +3234,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     popular = _popular_with(top, root)
     if popular is not None:
         return _Decision("non_assertive", "generic", _chars(popular, root), "popular-with")
+    attitude = _attitude(top)
+    if attitude is not None:
+        return _Decision("non_assertive", "generic", _chars(attitude, root), "attitude-kind")
     if _is_definite(top) or _is_definite(root):
         return None
     if top.dep_ == "pobj" and _comparison(top.head):
@@ -3301,6 +3314,20 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             if when is not None:
                 return _Decision("non_assertive", "generic", _chars(when, root), "when-habitual")
             return None  # habitual adverbs scope over their own clause only
+    return None
+
+
+def _attitude(top: Token) -> Token | None:
+    """The word of liking in "a man who loves doughnuts", "their shared love of teddy bears", "a
+    big fan of donuts": a bare noun liked is the kind ("loves her dog" is about the dog there)."""
+    if _has_own_determiner(top):
+        return None
+    if top.dep_ == "dobj" and top.head.tag_.startswith("VB") and \
+            top.head.lower_ in lex.ATTITUDE_VERBS:
+        return top.head
+    if top.dep_ == "pobj" and top.head.lower_ in ("of", "for") and \
+            top.head.head.lower_ in lex.ATTITUDE_NOUNS:
+        return top.head.head
     return None
 
 

@@ -312,6 +312,9 @@ GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "a
 GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
     "person", "persons", "people", "individual", "individuals", "human", "humans", "figure",
     "figures", "someone", "somebody", "everyone", "group"})
+# Pronouns for no one in particular: "within reach of anyone at the table".
+INDEFINITE_PRONOUNS: frozenset[str] = frozenset({"someone", "somebody", "anyone", "anybody",
+                                                 "everyone", "everybody"})
 # Anchors too vague to assert a kind: "a large object, possibly a piece of luggage" guesses the
 # object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
 VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
@@ -332,6 +335,13 @@ KIND_PREDICATES: frozenset[str] = frozenset({"adapted", "known", "famous", "nati
                                              "popular", "loyal", "social", "intelligent",
                                              "rich", "nutritious"})
 # Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
+# Liking a bare noun likes the kind: "a man who loves doughnuts", "a big fan of donuts".
+ATTITUDE_VERBS: frozenset[str] = frozenset({
+    "love", "loves", "loved", "loving", "adore", "adores", "adored", "adoring", "hate", "hates",
+    "hated", "prefer", "prefers", "preferred"})
+ATTITUDE_NOUNS: frozenset[str] = frozenset({
+    "love", "passion", "fondness", "affection", "fan", "fans", "lover", "lovers", "enthusiast",
+    "enthusiasts", "admirer", "admirers"})
 KIND_HABIT_VERBS: frozenset[str] = frozenset({"like", "love", "prefer", "tend", "hate"})
 # What a kind is known "for" doing: "a breed known for herding sheep".
 REPUTATION_WORDS: frozenset[str] = frozenset({"known", "famous", "renowned", "noted", "famed"})
