@@ -627,6 +627,14 @@ NON_ASSERTIVE = [
     ("A girl who adores horses stands by the fence with a camera.", "horses", 0, "generic"),
     ("The shop window is a treat for any fan of teddy bears.", "teddy bears", 0, "generic"),
     ("A birthday card hints at his love for pizza.", "pizza", 0, "generic"),
+    # A denied list whose items have participles the parser read as verbs; goods made for a
+    # group, named by a plural possessive.
+    ("The square is quiet, with no pigeons, parked bicycles or waiting buses in sight.",
+     "buses", 0, "negation"),
+    ("There are no other moored, drifting or sinking boats on the lake.", "boats", 0,
+     "negation"),
+    ("A pair of girls' sneakers sits by the front door.", "girls", 0, "purpose"),
+    ("A men's jacket hangs on the hook behind the door.", "men", 0, "purpose"),
 ]
 
 
@@ -1028,6 +1036,10 @@ EXISTENTIAL = [
     ("A boy runs toward the lake holding skis or a snowboard.", "snowboard", 0),
     ("A girl who adores her horse stands by the fence with a camera.", "horse", 0),
     ("Snacks are laid out on the coffee table, within reach of a boy on the sofa.", "boy", 0),
+    ("The square is quiet, with no pigeons and two parked bicycles by the fountain.",
+     "bicycles", 0),
+    ("There are no pigeons but parked bicycles line the square.", "bicycles", 0),
+    ("The men's jackets hang on the hooks behind them.", "men", 0),
 ]
 
 

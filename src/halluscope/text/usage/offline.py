@@ -1787,16 +1787,29 @@ def _no_before(span: Span) -> _Decision | None:
 
 
 def _denying_list_before(span: Span) -> _Decision | None:
-    """A list that "the absence of", "a lack of" or "neither ... nor" opens, read word by word
-    where the parse breaks it: "the absence of moving traffic and pedestrians" ("moving" parsed
-    as a verb), "neither a bottle nor any wine glasses are present" (two subjects)."""
+    """A list that "no", "the absence of", "a lack of" or "neither ... nor" opens, read word by
+    word where the parse breaks it: "the absence of moving traffic and pedestrians" ("moving"
+    parsed as a verb), "no tourists, parked cars or passing boats", "neither a bottle nor any
+    wine glasses are present" (two subjects). An item with a determiner of its own ("no cars
+    and a few people") or past "but" is not denied."""
     doc, start = span.doc, _sentence_start(span.root)
     k = span.start - 1
+    own_determiner = False
     while k > start and (doc[k].tag_[:2] in ("NN", "JJ", "CC", "DT", "CD") or
-                         doc[k].tag_ in ("VBG", "VBN") or doc[k].text == ","):
-        if doc[k].lower_ == "nor" and any(t.lower_ == "neither" for t in doc[start:k]):
+                         doc[k].tag_ in ("VBG", "VBN") or doc[k].text == "," or
+                         doc[k].tag_ == "VBD" and doc[k + 1].tag_.startswith("NN")):
+        # ("parked cars": a participle the tagger read as a past tense)
+        word = doc[k].lower_
+        if word == "nor" and any(t.lower_ == "neither" for t in doc[start:k]):
             return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
                              "negative-determiner")
+        if word in ("but", "yet"):
+            return None
+        if word == "no" and not own_determiner and doc[k - 1].text not in ('"', "“"):
+            return _Decision("non_assertive", "negation", _chars(doc[k], span[-1]),
+                             "negative-determiner")
+        own_determiner |= doc[k].tag_ in ("DT", "CD", "PDT") and word not in (
+            "any", "other", "either", "neither") or word in lex.INSTANCE_QUANTIFIERS
         k -= 1
     if doc[k].lower_ == "of" and k > start and doc[k - 1].lower_ in lex.NEGATIVE_NOUNS:
         return _Decision("non_assertive", "negation", _chars(doc[k - 1], span[-1]),

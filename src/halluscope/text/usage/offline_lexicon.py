@@ -692,7 +692,12 @@ FOR_WHOM_HEADS: frozenset[str] = frozenset({
     "toy", "toys", "play", "playground", "bowl", "bowls", "bed", "beds", "crate", "kennel",
     "clothing", "clothes",
     "wardrobe", "birthday", "party", "lunch", "meal", "section", "department", "outfit",
-    "outfits", "menu"})
+    "outfits", "menu",
+    # goods made for the group: "a women's magazine", "girls' sneakers", "a kids' helmet"
+    "magazine", "magazines", "storybook", "storybooks", "shoes", "sneakers", "boots", "shirt",
+    "shirts", "jacket", "jackets", "hat", "hats", "gloves", "watch", "watches", "perfume",
+    "helmet", "helmets", "bike", "bikes", "bicycle", "bicycles", "store", "shop", "boutique",
+    "clubhouse", "cabin", "camp"})
 # What a shop sells is a kind of goods, not what is there: "a shop that sells boats".
 SELLING_VERBS: frozenset[str] = frozenset({"sells", "sell", "rents", "rent"})
 SHOP_NOUNS: frozenset[str] = frozenset({
