@@ -635,6 +635,16 @@ NON_ASSERTIVE = [
      "negation"),
     ("A pair of girls' sneakers sits by the front door.", "girls", 0, "purpose"),
     ("A men's jacket hangs on the hook behind the door.", "men", 0, "purpose"),
+    # A picture placed before "is"; a photo "in which"; a monument's content; a likeness
+    # made in or of a material.
+    ("Pinned above the desk is a postcard-sized photo of a giraffe.", "giraffe", 0,
+     "depictive"),
+    ("A framed photo in which a woman holds a baby sits on the shelf.", "woman", 0,
+     "depictive"),
+    ("A statue of a soldier on a horse stands in the square.", "horse", 0,
+     "depictive"),
+    ("By the gate stands an elephant cast in concrete.", "elephant", 0, "depictive"),
+    ("The cake carries a little bus made of sugar paste.", "bus", 0, "depictive"),
 ]
 
 
@@ -1040,6 +1050,9 @@ EXISTENTIAL = [
      "bicycles", 0),
     ("There are no pigeons but parked bicycles line the square.", "bicycles", 0),
     ("The men's jackets hang on the hooks behind them.", "men", 0),
+    ("In this image is a photo of a giraffe eating leaves.", "giraffe", 0),
+    ("A cart drawn by a horse rolls down the lane.", "horse", 0),
+    ("A bus made of steel and glass waits at the stop.", "bus", 0),
 ]
 
 

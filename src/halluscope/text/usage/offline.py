@@ -1033,7 +1033,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
                          "story-about")
     material = _made_of(root) if category in lex.REPRESENTED_WHEN_DECORATING else None
     if material is not None and (category in lex.ANIMATE_CATEGORIES
-                                 or material.lower_ in lex.TOY_MATERIALS):
+                                 or material.lower_ in lex.TOY_MATERIALS
+                                 or material.lower_ in lex.SCULPTING_MATERIALS):
         return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
     shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
              lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
@@ -1144,8 +1145,9 @@ def _painted_on(root: Token) -> Token | None:
 
 
 def _made_of(root: Token) -> Token | None:
-    """The material of "the cow is made of plastic", "a horse carved out of wood": said of an
-    animal or a person, the thing is a representation (the caller checks the category)."""
+    """The material of "the cow is made of plastic", "a horse carved out of wood", "a horse cast
+    in bronze": said of an animal or a person, the thing is a representation (the caller checks
+    the category)."""
     verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
@@ -1153,9 +1155,15 @@ def _made_of(root: Token) -> Token | None:
         if verb.lower_ not in lex.MAKING_VERBS:
             continue
         for prep in verb.children:
-            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out"):
+            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in"):
                 material = next((t for t in prep.subtree if t.dep_ == "pobj"), None)
-                if material is not None:
+                if material is None:
+                    continue
+                named = next((t for t in (material, *material.children) if t.dep_ in (
+                    "pobj", "compound", "amod") and t.lower_ in lex.MATERIAL_NOUNS), None)
+                if named is not None:
+                    return named  # ("made of sugar paste": the compound names the material)
+                if prep.lower_ != "in":  # ("cast in bronze", not "cut in half")
                     return material
     return None
 
@@ -1213,6 +1221,14 @@ def _depiction_step(child: Token, head: Token, category: str
         if noun.lower_ in lex.DEPICTION_NOUNS and content \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
+    if child.dep_ == "prep" and child.lower_ in ("on", "atop") and \
+            head.lower_ in lex.DEPICTION_NOUNS and category in lex.ANIMATE_CATEGORIES - {
+                "person"} and any(c.dep_ == "prep" and c.lower_ == "of" and c.i < child.i
+                                  for c in head.children) and (
+            head.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(head)):
+        # "a statue of a soldier on a horse": the rider's mount is shown with the rider (the
+        # parser hangs "on" on the picture, which is not hung on an animal)
+        return head.left_edge, child, "depiction-of"
     if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
         subject = _subject_of(head) or (_subject_of(head.head) if head.dep_ == "advcl" else None)
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
@@ -1252,8 +1268,8 @@ def _depiction_step(child: Token, head: Token, category: str
     where_aside = child.left_edge.lower_ == "where" and child.left_edge.i > 0 and \
         child.doc[child.left_edge.i - 1].text == ","  # "a tent and a sign, where people relax"
     if child.dep_ == "relcl" and not placed_by and not where_aside and (
-            head.lower_ in lex.STORY_NOUNS or head.lower_ in lex.DEPICTION_NOUNS -
-            lex.FRAME_NOUNS) and any(
+            head.lower_ in lex.STORY_NOUNS or head.lower_ in lex.DEPICTION_NOUNS and (
+                head.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(head))) and any(
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
@@ -1554,6 +1570,8 @@ def _frame_in_scene(noun: Token) -> bool:
         # "the main subject is a picture of a cat": the captioned image)
         return True
     start = _sentence_start(noun)
+    if noun.dep_ == "attr" and _inverted_place(noun):
+        return True
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
         return False
@@ -1562,6 +1580,16 @@ def _frame_in_scene(noun: Token) -> bool:
         return noun.head.lower_ in ("on", "in", "of") and noun.head.head.lower_ not in (
             "feature", "features", "shows", "in")  # "the picture on the wall"
     return True
+
+
+def _inverted_place(noun: Token) -> bool:
+    """ "Taped to the lid is a photograph ...", "On the desk is a picture ...": a place or a
+    placing participle put before "is" locates a thing in the scene (not "Shown in the image
+    is a photo of ...": the captioned image)."""
+    before = noun.doc[_sentence_start(noun):noun.left_edge.i]
+    return len(before) >= 3 and before[-1].lower_ in ("is", "are", "was", "were") and \
+        before[0].tag_ in ("IN", "VBN", "VBG") and not any(
+            t.lower_ in lex.IMAGE_NOUNS | lex.FRAME_WORDS for t in before)
 
 
 def _placed(predicate: Token) -> bool:

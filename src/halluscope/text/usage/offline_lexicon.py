@@ -122,7 +122,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
     "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
-    "caricatures",
+    "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -750,13 +750,20 @@ SINGULAR_S_NOUNS: frozenset[str] = frozenset({
 # Verbs whose "of"/"from"-object is what a thing is made of: an animal or a person made of wood
 # or plastic is a representation ("the cow is made of plastic", "a horse carved out of stone").
 MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted", "molded",
-                                          "moulded", "built", "constructed", "formed", "cast"})
+                                          "moulded", "built", "constructed", "formed", "cast",
+                                          "modeled", "modelled", "rendered", "shaped", "sewn",
+                                          "fashioned", "piped", "sketched", "drawn", "cut"})
 # Materials of models and toys: a vehicle made of them is a likeness ("a bus made of wooden
 # blocks", "a car made of Lego"), unlike one made of metal or wood.
 TOY_MATERIALS: frozenset[str] = frozenset({
     "block", "blocks", "lego", "legos", "paper", "cardboard", "clay", "playdough", "fondant",
     "icing", "sugar", "chocolate", "balloons", "yarn", "felt", "sand", "snow", "matchsticks",
     "toothpicks"})
+# Materials a likeness is made of or in: "a horse cast in bronze", "a train made of sugar paste".
+MATERIAL_NOUNS: frozenset[str] = TOY_MATERIALS | SCULPTING_MATERIALS | frozenset({
+    "bronze", "stone", "plaster", "wood", "metal", "steel", "iron", "copper", "silver", "gold",
+    "porcelain", "ceramic", "glass", "plastic", "rubber", "plywood", "fabric", "cloth", "chalk",
+    "pencil", "ink", "crayon", "frosting", "papier", "wire"})
 # Governors of an infinitive whose object is there to be acted on: "ready to hit the ball",
 # "about to cut a cake", "preparing to hit a tennis ball".
 READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "prepared"}
