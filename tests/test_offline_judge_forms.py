@@ -645,6 +645,14 @@ NON_ASSERTIVE = [
      "depictive"),
     ("By the gate stands an elephant cast in concrete.", "elephant", 0, "depictive"),
     ("The cake carries a little bus made of sugar paste.", "bus", 0, "depictive"),
+    # A vague thing seen, guessed at; whom a thing invites or helps; who is expected to join.
+    ("Out on the lake there is a dark spot that might be a boat.", "boat", 0, "hedged"),
+    ("A hammock hangs between two palms, inviting people to rest in the shade.", "people", 0,
+     "purpose"),
+    ("A low stool stands by the sink to help a child reach the tap.", "child", 0, "purpose"),
+    ("She keeps looking at the door, expecting someone to join her for coffee.", "someone", 0,
+     "purpose"),
+    ("A pair of kids' backpacks hangs on the coat rack.", "kids", 0, "purpose"),
 ]
 
 
@@ -1053,6 +1061,9 @@ EXISTENTIAL = [
     ("In this image is a photo of a giraffe eating leaves.", "giraffe", 0),
     ("A cart drawn by a horse rolls down the lane.", "horse", 0),
     ("A bus made of steel and glass waits at the stop.", "bus", 0),
+    ("Out on the lake there is a small vessel that might be a fishing boat.", "boat", 0),
+    ("A teacher is helping a child tie her shoes.", "child", 0),
+    ("The open window lets the cat watch the birds.", "cat", 0),
 ]
 
 

@@ -2135,6 +2135,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
         # "within easy reach for someone who wants a snack", "within reachable distance by
         # someone standing", "within reach of anyone at the table": whoever would reach it
         return _Decision("non_assertive", "purpose", _chars(top.head, root), "within-reach")
+    enabler = _enabler(top)
+    if enabler is not None:
+        return _Decision("non_assertive", "purpose", _chars(enabler, root), "invited")
     whichever = next((c for c in root.children if c.dep_ == "det" and c.lower_ == "whichever"),
                      None)
     if whichever is not None:  # "ready for whichever kid wants more": whoever it turns out to be
@@ -2304,6 +2307,25 @@ def _within_reach(prep: Token) -> bool:
     before = [t.lower_ for t in prep.doc[max(0, prep.i - 4):prep.i]]
     return prep.lower_ in ("for", "by", "of") and bool(before) and \
         before[-1] in ("reach", "distance") and "within" in before
+
+
+def _enabler(top: Token) -> Token | None:
+    """The verb of "a bench faces the water, inviting people to stop", "a stool placed to help a
+    child reach the faucet": whom a thing invites, helps or lets do something is whoever comes
+    (not "the window allows the cat to look out", "a woman helping a man tie his tie", "a
+    guard is helping children cross")."""
+    verb = top.head
+    if top.dep_ == "nsubj" and verb.dep_ == "ccomp":  # "help [a child reach]"
+        verb = verb.head
+    elif top.dep_ != "dobj" or not any(c.dep_ == "xcomp" for c in verb.children):
+        return None
+    finite = verb.tag_ not in ("VBG", "VB") or any(
+        c.dep_ in ("aux", "auxpass") and c.lower_ != "to" for c in verb.children)
+    if verb.lower_ not in lex.ENABLING_VERBS or finite or _is_definite(top) or _is_possessed(top):
+        return None  # (only a participle or an infinitive: "a guard is helping children cross")
+    subject = _subject_of(verb) or (_subject_of(verb.head) if verb.dep_ in (
+        "advcl", "xcomp") and verb.head.i != verb.i else None)
+    return verb if subject is None or not _is_animate(subject) else None
 
 
 def _for_subject(verb: Token) -> Token | None:

@@ -322,6 +322,12 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "figures", "form", "structure", "speck",
                                            "specks", "blob", "blobs", "silhouette",
                                            "silhouettes", "outline",
+                                           # what is seen, not yet a thing: "a dark spot that
+                                           # might be a cow", "a padded surface, possibly a couch"
+                                           "surface", "surfaces", "spot", "spots", "strip",
+                                           "strips", "streak", "streaks", "patch", "patches",
+                                           "lump", "lumps", "dot", "dots", "glint", "shadow",
+                                           "shadows", "reflection", "reflections", "pieces",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction"})
@@ -421,7 +427,7 @@ INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
 # Verbs whose subject-to-infinitive is still to come: "expecting their luggage to appear".
 EXPECTING_VERBS: frozenset[str] = verb_forms("expect", "await", "anticipate")
 ARRIVAL_VERBS: frozenset[str] = verb_forms("arrive", "appear", "come", "emerge", "return",
-                                           "pull", "show")
+                                           "join", "pull", "show")
 # Verbs whose indirect object receives a place or a chance: "a bench offers people a spot to sit".
 GIVING_VERBS: frozenset[str] = verb_forms("give", "offer", "provide", "afford", "grant")
 # Verbs of finding, whose object is only sought while someone tries or hopes to find it: "trying
@@ -697,7 +703,8 @@ FOR_WHOM_HEADS: frozenset[str] = frozenset({
     "magazine", "magazines", "storybook", "storybooks", "shoes", "sneakers", "boots", "shirt",
     "shirts", "jacket", "jackets", "hat", "hats", "gloves", "watch", "watches", "perfume",
     "helmet", "helmets", "bike", "bikes", "bicycle", "bicycles", "store", "shop", "boutique",
-    "clubhouse", "cabin", "camp"})
+    "clubhouse", "cabin", "camp", "backpack", "backpacks", "bag", "bags", "dress", "dresses",
+    "toothbrush", "toothbrushes"})
 # What a shop sells is a kind of goods, not what is there: "a shop that sells boats".
 SELLING_VERBS: frozenset[str] = frozenset({"sells", "sell", "rents", "rent"})
 SHOP_NOUNS: frozenset[str] = frozenset({
@@ -764,6 +771,9 @@ MATERIAL_NOUNS: frozenset[str] = TOY_MATERIALS | SCULPTING_MATERIALS | frozenset
     "bronze", "stone", "plaster", "wood", "metal", "steel", "iron", "copper", "silver", "gold",
     "porcelain", "ceramic", "glass", "plastic", "rubber", "plywood", "fabric", "cloth", "chalk",
     "pencil", "ink", "crayon", "frosting", "papier", "wire"})
+# Verbs of letting someone do something: "a bench inviting people to sit".
+ENABLING_VERBS: frozenset[str] = verb_forms("invite", "allow", "enable", "encourage", "help",
+                                            "permit") | {"let", "lets", "letting"}
 # Governors of an infinitive whose object is there to be acted on: "ready to hit the ball",
 # "about to cut a cake", "preparing to hit a tennis ball".
 READY_GOVERNORS: frozenset[str] = verb_forms("prepare") | {"ready", "about", "prepared"}
