@@ -653,6 +653,12 @@ NON_ASSERTIVE = [
     ("She keeps looking at the door, expecting someone to join her for coffee.", "someone", 0,
      "purpose"),
     ("A pair of kids' backpacks hangs on the coat rack.", "kids", 0, "purpose"),
+    # A depiction word the tagger read as an adjective; reliefs and embroidery; a list of
+    # compounds before a depiction noun.
+    ("There is another dog decal on the window.", "dog", 0, "depictive"),
+    ("Over the door hangs a carved relief of three elephants.", "elephants", 0, "depictive"),
+    ("A garden with bench, giraffe and elephant statues along the path.", "giraffe", 0,
+     "depictive"),
 ]
 
 

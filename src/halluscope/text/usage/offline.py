@@ -1203,9 +1203,12 @@ def _depiction_step(child: Token, head: Token, category: str
                     ) -> tuple[Token, Token, str] | None:
     """Whether the relation child->head puts `child` inside depicted content; returns the first
     and last cue tokens and the rule's name."""
+    last = child  # "teapot, bicycle and umbrella sculptures": a list of compounds
+    while any(c.dep_ == "conj" and c.i > last.i for c in last.children):
+        last = next(c for c in last.children if c.dep_ == "conj" and c.i > last.i)
     if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
-            and head.i > child.i and child.tag_ != "VBG" and not any(
-                _is_noun(t) or t.tag_ == "VBG" for t in child.doc[child.i + 1:head.i]):
+            and head.i > last.i and child.tag_ != "VBG" and not any(
+                _is_noun(t) or t.tag_ == "VBG" for t in child.doc[last.i + 1:head.i]):
         # (not "an open laptop displaying a figure", its articles dropped)
         return child, head, "depiction-compound"
     if child.dep_ == "pobj" and head.lower_ == "of":
@@ -1643,6 +1646,10 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     if len(after) == 2 and after[0].text == "-" and after[1].lower_ in (
             "shaped", "themed", "print", "printed", "patterned", "inspired", "design"):
         return after[1]
+    if after and after[0].head.i == root.i and after[0].dep_ in ("amod", "compound") and \
+            after[0].lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - lex.NOT_CONTENT_OF - {
+                "toy", "toys", "model", "models", "costume", "costumes"}:
+        return after[0]  # "another dog decal", the tagger reading "decal" as an adjective
     return None
 
 

@@ -122,7 +122,8 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
     "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
-    "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts",
+    "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts", "relief",
+    "reliefs", "tapestry", "tapestries", "embroidery",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
