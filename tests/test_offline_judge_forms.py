@@ -659,6 +659,12 @@ NON_ASSERTIVE = [
     ("Over the door hangs a carved relief of three elephants.", "elephants", 0, "depictive"),
     ("A garden with bench, giraffe and elephant statues along the path.", "giraffe", 0,
      "depictive"),
+    # A vague shape named by a hedge; "none of" the things present; "lacking in"; an absence
+    # said after a list.
+    ("The round shapes on the shelf are likely bowls.", "bowls", 0, "hedged"),
+    ("None of the boats that usually moor here are visible.", "boats", 0, "negation"),
+    ("The valley is entirely lacking in cows or sheep.", "sheep", 0, "negation"),
+    ("A quiet lane, with bicycles and cars wholly absent from it.", "cars", 0, "negation"),
 ]
 
 
@@ -1070,6 +1076,8 @@ EXISTENTIAL = [
     ("Out on the lake there is a small vessel that might be a fishing boat.", "boat", 0),
     ("A teacher is helping a child tie her shoes.", "child", 0),
     ("The open window lets the cat watch the birds.", "cat", 0),
+    ("A dark shape at the end of the pier is a moored boat.", "boat", 0),
+    ("None of the boats are moving.", "boats", 0),
 ]
 
 

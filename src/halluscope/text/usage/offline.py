@@ -1414,9 +1414,14 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
         # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)
-        if subject is not None and subject.lower_ in lex.VAGUE_DEPICTION_NOUNS and \
-                _raised_hedge_cue(head, child) is not None:
-            return None  # "the shape could be a dog": an unidentified thing, a hedge
+        if subject is not None and subject.lower_ in lex.VAGUE_DEPICTION_NOUNS and (
+                _raised_hedge_cue(head, child) is not None or subject.lower_ not in (
+                    "figure", "figures") and not any(t.lower_ in lex.FAKE_MODIFIERS
+                                                     for t in subject.subtree if t.i < subject.i)):
+            # "the shape could be a dog", "a dark shape at the end of the street is a parked
+            # truck": an unidentified thing, guessed at or named (not "the paper shape is a
+            # horse", "the figure on the cake is a horse")
+            return None
         sign_of = subject is not None and subject.lower_ in ("sign", "signs") and any(
             c.dep_ == "prep" and c.lower_ == "of" and any(
                 g.dep_ == "pobj" and not _has_own_determiner(g) for g in c.children)
@@ -1780,6 +1785,19 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         # "lacks a television", "the shelf is missing a vase" (not "he missed the ball", "the
         # dog is missing the frisbee": failing to catch it)
         return _Decision("non_assertive", "negation", _chars(listed.head, root), "lack")
+    if listed.lower_ in ("none", "neither") and listed.dep_ in _SUBJECT_DEPS and \
+            _is_presence_predicate(listed.head):
+        # "none of the cars that usually travel this route are visible" (the partitive is the
+        # phrase's top; not "none of the people are looking at the camera")
+        return _Decision("non_assertive", "negation", _chars(listed, root), "negated-presence")
+    if listed.dep_ == "pobj" and listed.head.lower_ == "in" and \
+            listed.head.head.lower_ in lex.NEGATIVE_VERBS:
+        # "a pasture completely lacking in people or vehicles"
+        return _Decision("non_assertive", "negation", _chars(listed.head.head, root), "lack")
+    absent = next((c for c in listed.children if c.dep_ == "amod" and c.i > listed.i and
+                   c.lower_ in lex.NEGATIVE_VERBS), None)
+    if absent is not None:  # "with trucks and cars entirely absent from both lanes"
+        return _Decision("non_assertive", "negation", _chars(root, absent), "absent")
     denied = _verbal_negation(top, root)
     if denied is None and listed.i != top.i:
         # "does not have a hat or an umbrella", "a cat and a dog are not visible": the
