@@ -1358,7 +1358,9 @@ def _depiction_step(child: Token, head: Token, category: str
             quotes = sum(_is_quote(t) for t in child.doc[head.i + 1:child.i])
             if quotes >= 2 and quotes % 2 == 0:
                 return None  # 'says "No Parking," yet motorcycles are parked': after the text
-            writers = _has_aux_to(head) and (subject is None or subject.lower_ == "it")
+            writers = _has_aux_to(head) and (
+                subject is None or subject.lower_ == "it" or head.head.tag_ == "JJ" or any(
+                    c.dep_ == "acomp" for c in head.head.children))  # "it is hard to say"
             if not writers and (subject is None and not reads
                                 or subject is not None and not _is_animate(subject)):
                 return head, head, "text-content"
