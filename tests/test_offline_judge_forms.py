@@ -668,6 +668,9 @@ NON_ASSERTIVE = [
     # "hard to say" after a list, whatever the parser takes for the saying thing.
     ("A lamp, a rug and a cushion are by the wall, and it is hard to say whether there is a "
      "dog under the blanket.", "dog", 0, "hedged"),
+    # What a screen or a canvas shows, in an "on which" clause.
+    ("Fans gather below a giant screen on which a man is kicking a ball.", "man", 0,
+     "depictive"),
 ]
 
 
@@ -1081,6 +1084,7 @@ EXISTENTIAL = [
     ("The open window lets the cat watch the birds.", "cat", 0),
     ("A dark shape at the end of the pier is a moored boat.", "boat", 0),
     ("None of the boats are moving.", "boats", 0),
+    ("A small TV on which a cat is sleeping sits in the corner.", "cat", 0),
 ]
 
 

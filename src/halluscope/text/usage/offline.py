@@ -1276,6 +1276,12 @@ def _depiction_step(child: Token, head: Token, category: str
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
+    if child.dep_ == "relcl" and head.lower_ in lex.SHOWING_SURFACES and any(
+            c.dep_ == "prep" and c.lower_ == "on" and any(g.lower_ == "which" for g in c.children)
+            for c in child.children if c.i < child.i):
+        # "a video screen on which a man is surfing" (not "a TV on which a cat sleeps": a TV
+        # is also a thing to sit on)
+        return head, child, "story-in-which"
     if child.dep_ == "pobj" and head.lower_ == "as" and head.head.lower_ in lex.COSTUME_HEADS:
         return head.head, head, "dressed-as"  # "a child dressed as a cat"
     if child.dep_ == "pobj" and head.lower_ == "for" and head.head.lower_ in lex.ADVERT_NOUNS:

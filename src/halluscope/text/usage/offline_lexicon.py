@@ -147,6 +147,9 @@ SCREEN_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
+# Surfaces whose "on which" clause is what they show: "a screen on which a man is surfing".
+SHOWING_SURFACES: frozenset[str] = SCREEN_NOUNS - {"television", "tv", "televisions", "tvs"} | {
+    "canvas", "canvases", "billboard", "billboards", "chalkboard", "chalkboards", "whiteboard"}
 # Objects with a surface that shows content: subjects of depicting verbs ("a TV showing a dog",
 # "a shirt featuring a cat") and places content sits on ("a man on the screen").
 MEDIUM_NOUNS: frozenset[str] = SCREEN_NOUNS | frozenset({
