@@ -344,14 +344,13 @@ KIND_COPULAS: frozenset[str] = frozenset({"are", "make"})
 KIND_PREDICATES: frozenset[str] = frozenset({"adapted", "known", "famous", "native", "common",
                                              "popular", "loyal", "social", "intelligent",
                                              "rich", "nutritious"})
-# Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
 # Liking a bare noun likes the kind: "a man who loves doughnuts", "a big fan of donuts".
-ATTITUDE_VERBS: frozenset[str] = frozenset({
-    "love", "loves", "loved", "loving", "adore", "adores", "adored", "adoring", "hate", "hates",
-    "hated", "prefer", "prefers", "preferred"})
+ATTITUDE_VERBS: frozenset[str] = verb_forms("love", "adore", "hate") | {
+    "prefer", "prefers", "preferred"}
 ATTITUDE_NOUNS: frozenset[str] = frozenset({
     "love", "passion", "fondness", "affection", "fan", "fans", "lover", "lovers", "enthusiast",
     "enthusiasts", "admirer", "admirers"})
+# Verbs of a kind's habits with a bare plural subject: "horses like to eat grass".
 KIND_HABIT_VERBS: frozenset[str] = frozenset({"like", "love", "prefer", "tend", "hate"})
 # What a kind is known "for" doing: "a breed known for herding sheep".
 REPUTATION_WORDS: frozenset[str] = frozenset({"known", "famous", "renowned", "noted", "famed"})
