@@ -551,7 +551,8 @@ def classify(span: Span, category: str) -> _Decision:
     ('not_object', 'existential')
     """
     root = span.root
-    for rule in (_not_object, _depictive, _compound, _negation, _purpose, _hedged, _generic):
+    for rule in (_not_object, _depictive, _compound, _negation, _liked_kind, _purpose, _hedged,
+                 _generic):
         decision = rule(span, root, category)
         if decision is not None and decision.reason == "possessive-under-hedge":
             # A hedge's exception ("looking at his phone") does not make a habit's object an
@@ -2379,8 +2380,6 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     if _generic_anchor(anchor):
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
-    if _attitude(_np_top(root)) is not None:
-        return None  # "their love for teddy bears": the kind they like (see `_generic`)
     if word in lex.INTENSIONAL_FOR_VERBS:
         if _in_purpose_clause(anchor):
             # "a place for people to sit while waiting for the train": whatever train comes,
@@ -2465,8 +2464,6 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     cat", "what appears to be a dog", "likely a cat", "a cat, perhaps", "possibly watching
     birds"."""
     top = _np_top(root)
-    if _attitude(top) is not None:
-        return None  # "may be for a child who loves horses": the kind liked (see `_generic`)
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
@@ -2555,7 +2552,7 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     # (a bare conjunct the tagger read as a verb, "a bus or train", is still a noun, and so is
     # an adjective with an article: "either a remote or a charging block")
     if root.tag_ == "NNS" or root.dep_ == "conj" and root.head.tag_ == "NNS":
-        return _either_plural(root, category)
+        return _either_alternative(root, category)
     if root.tag_ != "NN" and not (root.dep_ == "conj" and root.tag_ in ("VB", "VBP")) and not (
             root.tag_ == "JJ" and any(c.dep_ == "det" for c in root.children)):
         return None
@@ -2593,7 +2590,7 @@ def _alternative(root: Token, category: str) -> _Decision | None:
     return _Decision("non_assertive", "hedged", _chars(first, second), "alternative")
 
 
-def _either_plural(root: Token, category: str) -> _Decision | None:
+def _either_alternative(root: Token, category: str) -> _Decision | None:
     """ "people on either surfboards or kayaks", "holding either skis or a snowboard": two objects,
     one of them plural, offered with "either" as one guess (a plain "carrying skis or
     snowboards" can list both kinds)."""
@@ -3330,9 +3327,6 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     popular = _popular_with(top, root)
     if popular is not None:
         return _Decision("non_assertive", "generic", _chars(popular, root), "popular-with")
-    attitude = _attitude(top)
-    if attitude is not None:
-        return _Decision("non_assertive", "generic", _chars(attitude, root), "attitude-kind")
     if _is_definite(top) or _is_definite(root):
         return None
     if top.dep_ == "pobj" and _comparison(top.head):
@@ -3413,18 +3407,23 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     return None
 
 
-def _attitude(top: Token) -> Token | None:
-    """The word of liking in "a man who loves doughnuts", "their shared love of teddy bears", "a
-    big fan of donuts": a bare noun liked is the kind ("loves her dog" is about the dog there)."""
+def _liked_kind(span: Span, root: Token, category: str) -> _Decision | None:
+    """ "a man who loves doughnuts", "their shared love of teddy bears", "a big fan of donuts": a
+    bare noun liked is the kind ("loves her dog" is about the dog there). Checked before the
+    purpose and hedge rules, whose "for" ("love for donuts") or scope ("may be for a child who
+    loves horses") would otherwise claim it."""
+    top = _np_top(root)
     if _has_own_determiner(top):
         return None
+    liking = None
     if top.dep_ == "dobj" and top.head.tag_.startswith("VB") and \
             top.head.lower_ in lex.ATTITUDE_VERBS:
-        return top.head
-    if top.dep_ == "pobj" and top.head.lower_ in ("of", "for") and \
+        liking = top.head
+    elif top.dep_ == "pobj" and top.head.lower_ in ("of", "for") and \
             top.head.head.lower_ in lex.ATTITUDE_NOUNS:
-        return top.head.head
-    return None
+        liking = top.head.head
+    return None if liking is None else _Decision("non_assertive", "generic",
+                                                 _chars(liking, root), "attitude-kind")
 
 
 def _past_era(subject: Token) -> Token | None:
