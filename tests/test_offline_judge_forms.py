@@ -671,6 +671,41 @@ NON_ASSERTIVE = [
     # What a screen or a canvas shows, in an "on which" clause.
     ("Fans gather below a giant screen on which a man is kicking a ball.", "man", 0,
      "depictive"),
+    # Round 24: a food or a vehicle of what none is made of; more sculptors' materials.
+    ("A plaster pizza sits in the window of the shop.", "pizza", 0, "depictive"),
+    ("A small plastic train sits on top of the cake.", "train", 0, "depictive"),
+    ("A felt duck is tucked into the basket.", "duck", 0, "depictive"),
+    ("Two cast-iron bears decorate the top of the clock.", "bears", 0, "depictive"),
+    # What a named thing is said to be; what something is shaped as or modeled on; what a
+    # thing only mimics.
+    ("The train on the shelf is a plastic model.", "train", 0, "depictive"),
+    ("The horse on the seat is part of the sculpture.", "horse", 0, "depictive"),
+    ("The cake is sculpted as a steam train.", "train", 0, "depictive"),
+    ("Two towels folded into swans lie on the bed.", "swans", 0, "depictive"),
+    ("A chair with armrests carved as horse heads.", "horse", 0, "depictive"),
+    ("A red sculpture modeled on a horse stands in the park.", "horse", 0, "depictive"),
+    ("The tall red structure only mimics a chair.", "chair", 0, "depictive"),
+    # Pictures stenciled or engraved into a surface, or painted on one by someone.
+    ("A cake with a train stenciled on the frosting.", "train", 0, "depictive"),
+    ("A horse engraved into the wooden backrest.", "horse", 0, "depictive"),
+    ("Someone painted a little red train on its side.", "train", 0, "depictive"),
+    # Written words; what a picture's subject is; photos after the first sentence; a
+    # likeness's modifier on its measure noun; what moves on a screen.
+    ("A storefront with the word bicycles lettered across its window.", "bicycles", 0,
+     "depictive"),
+    ("A picture book whose cover art is a blue train.", "train", 0, "depictive"),
+    ("The image shows an open suitcase. Faded snapshots of a young man lie inside it.", "man",
+     0, "depictive"),
+    ("A sign with a cartoon slice of pizza hangs above the door.", "pizza", 0, "depictive"),
+    ("The kitten paws at the laptop because a puppy is bouncing around on the screen.",
+     "puppy", 0, "depictive"),
+    # A way to travel; "so ... can" as the parser's complement or root.
+    ("The bike racks encourage cycling over commuting by car.", "car", 0, "generic"),
+    ("A ladder leads down to the water, placed so people can climb in easily.", "people", 0,
+     "purpose"),
+    ("A bench placed so people can sit on it.", "people", 0, "purpose"),
+    ("Several mugs hanging on hooks, placed so a person can grab one easily.", "person", 0,
+     "purpose"),
 ]
 
 
@@ -1085,6 +1120,16 @@ EXISTENTIAL = [
     ("A dark shape at the end of the pier is a moored boat.", "boat", 0),
     ("None of the boats are moving.", "boats", 0),
     ("A small TV on which a cat is sleeping sits in the corner.", "cat", 0),
+    # Round 24: real boats, donuts and models; a coat of paint; "by" as a place; a screen used.
+    ("A wooden boat is tied to the dock.", "boat", 0),
+    ("A chocolate donut sits on a plate.", "donut", 0),
+    ("The car is a classic model.", "car", 0),
+    ("The horse is not a statue.", "horse", 0),
+    ("A man is painting a boat on the beach.", "boat", 0),
+    ("A dog is standing by a car.", "car", 0),
+    ("A woman taps on the screen of her phone.", "woman", 0),
+    ("A cat is lying on the screen.", "cat", 0),
+    ("Several plastic chairs stand around a table.", "chairs", 0),
 ]
 
 

@@ -967,6 +967,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
     if _in_quotes(span):
         return _Decision("non_assertive", "depictive", _chars(span[0], span[-1]), "quoted-text")
+    word = _named_word(span)
+    if word is not None:
+        return _Decision("non_assertive", "depictive", _chars(word, root), "named-word")
     food = span.doc[span.end] if span.end < len(span.doc) else None
     if food is not None and food.lower_ in lex.SHAPED_FOODS and root.head.i == food.i and (
             category in lex.REPRESENTED_WHEN_DECORATING or category in lex.DEPICTION_CATEGORIES):
@@ -1024,6 +1027,12 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if painted is not None and (root.dep_ != "compound" or _compound(span, root, category) is None):
         # (Not "a zebra crossing painted on the road": the compound is a kind of crossing.)
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
+    likeness = _likeness_predicate(root, category)
+    if likeness is not None:
+        return _Decision("non_assertive", "depictive", _chars(root, likeness), "is-a-likeness")
+    former = _formed_as(root, category)
+    if former is not None:
+        return _Decision("non_assertive", "depictive", _chars(former, root), "formed-as")
     top = _np_top(root)
     title = _title_word(span)
     if title is not None:  # "a book titled 'The Cat in the Window'"
@@ -1032,10 +1041,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             top.head.head.lower_ in lex.STORY_NOUNS:  # "a documentary about elephants"
         return _Decision("non_assertive", "depictive", _chars(top.head.head, root),
                          "story-about")
-    material = _made_of(root) if category in lex.REPRESENTED_WHEN_DECORATING else None
-    if material is not None and (category in lex.ANIMATE_CATEGORIES
-                                 or material.lower_ in lex.TOY_MATERIALS
-                                 or material.lower_ in lex.SCULPTING_MATERIALS):
+    material = _made_of(root)
+    if material is not None and _made_likeness(material.lower_, category):
         return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
     shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
              lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
@@ -1099,6 +1106,14 @@ def _fronted_medium(subject: Token) -> Token | None:
                 if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS - \
                         lex.WORN_MEDIUM_NOUNS - {"display"}:
                     return prep
+        if prep.dep_ == "prep" and prep.lower_ == "on" and prep.i > subject.i and \
+                subject.head.lower_ not in lex.RESTING_VERBS | lex.SCREEN_USING_VERBS and any(
+                    obj.dep_ == "pobj" and obj.lower_ in ("screen", "screens") and any(
+                        c.dep_ in ("det", "poss") for c in obj.children)
+                    for obj in prep.children):
+            # "a puppy is bouncing around on the screen" (not "a cat sits on the screen", "a
+            # man taps on the screen")
+            return prep
     return None
 
 
@@ -1136,13 +1151,73 @@ def _painted_on(root: Token) -> Token | None:
     verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
+    if root.dep_ == "dobj" and root.head.lower_ in lex.PICTURE_ON_VERBS and any(
+            c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "along") and c.i > root.i
+            and any(g.dep_ == "pobj" and g.lower_ in lex.PAINTED_SURFACES for g in c.children)
+            for c in [*root.head.children, *root.children]):
+        # "someone painted a little train on its side" (on a surface: not "on the beach")
+        return root.head
     for verb in verbs:
         carrier = any(t.dep_ == "pobj" and t.head.lower_ == "with"
                       for t in root.doc[root.i + 1:verb.i])
         if verb.lower_ in lex.PICTURE_ON_VERBS and not carrier and any(
-                c.dep_ == "prep" and c.lower_ in ("on", "onto", "across") for c in verb.children):
+                c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "into", "along")
+                for c in verb.children):
             return verb  # (not "a train with graffiti painted on its side": the graffiti is)
     return None
+
+
+def _made_likeness(material: str, category: str) -> bool:
+    """Whether a thing of `category` made of or in `material` is a likeness: an animal or a
+    person of anything ("a horse cast in bronze"), a vehicle of a toy's or a sculptor's material
+    ("a train made of sugar paste"), a food of what no food is made of ("a pizza sculpted out of
+    resin"), a teddy bear of icing."""
+    if category in lex.ANIMATE_CATEGORIES:
+        return True
+    if category in lex.REPRESENTED_WHEN_DECORATING:
+        return material in lex.TOY_MATERIALS or material in lex.SCULPTING_MATERIALS
+    if category in lex.FOOD_CATEGORIES:
+        return material in lex.MATERIAL_NOUNS - lex.EDIBLE_MATERIALS
+    return category in lex.DEPICTION_CATEGORIES and material in lex.EDIBLE_MATERIALS
+
+
+def _likeness_predicate(root: Token, category: str) -> Token | None:
+    """The noun that says what the named thing is: "the locomotive is a plastic model", "the
+    bear on the books is a little wooden carving", "the horse on the seat is part of the
+    sculpture" (not "the horse is not a statue", "the woman is a model")."""
+    be = root.head
+    if category in lex.DEPICTION_CATEGORIES:
+        return None  # "a teddy bear is often a child's first toy": it is one
+    if root.dep_ != "nsubj" or be.lower_ not in lex.BE_FORMS | {"'s", "'re"} or any(
+            c.dep_ == "neg" for c in be.children):
+        return None
+    for attr in be.children:
+        if attr.dep_ != "attr" or attr.i < root.i:
+            continue
+        if attr.lower_ == "part":  # "part of the sculpture"
+            attr = next((g for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"
+                         for g in c.children if g.dep_ == "pobj"), attr)
+        if attr.lower_ in ("model", "models") and not any(
+                c.lower_ in lex.FAKE_MODIFIERS | lex.INANIMATE_FAKE_MODIFIERS
+                for c in attr.children):
+            continue  # "the car is a classic model" is a make (not "a plastic model")
+        if attr.lower_ in lex.LIKENESS_NOUNS and not (
+                category == "person" and attr.lower_ in lex.PERSON_ROLE_LIKENESS_NOUNS):
+            return attr
+    return None
+
+
+def _formed_as(root: Token, category: str) -> Token | None:
+    """The verb of "a cake sculpted as a steam train", "towels folded into swans", "a lamp
+    carved as a rearing horse": an animal or a vehicle that something is shaped as is a
+    likeness ("a warehouse built as a garage" has no vocabulary word; "tires made into chairs"
+    are chairs)."""
+    noun = root.head if root.dep_ == "compound" else root  # "carved as horse heads"
+    if noun.dep_ != "pobj" or noun.head.lower_ not in ("as", "into") or \
+            category not in lex.REPRESENTED_WHEN_DECORATING:
+        return None
+    verb = noun.head.head
+    return verb if verb.lower_ in lex.FORMING_VERBS else None
 
 
 def _made_of(root: Token) -> Token | None:
@@ -1207,6 +1282,13 @@ def _depiction_step(child: Token, head: Token, category: str
     last = child  # "teapot, bicycle and umbrella sculptures": a list of compounds
     while any(c.dep_ == "conj" and c.i > last.i for c in last.children):
         last = next(c for c in last.children if c.dep_ == "conj" and c.i > last.i)
+    if child.dep_ == "attr" and head.lower_ in lex.BE_FORMS:
+        subject = max((c for c in head.children if c.dep_ == "nsubj" and c.i < child.i),
+                      key=lambda c: c.i, default=None)  # ("a book whose cover art is ...")
+        if subject is not None and subject.lower_ in lex.CONTENT_SUBJECTS and not any(
+                c.dep_ == "neg" for c in head.children):
+            # "the cover art is a blue train", "its logo is a horse"
+            return subject, child, "depiction-is"
     if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
             and head.i > last.i and child.tag_ != "VBG" and not any(
                 _is_noun(t) or t.tag_ == "VBG" for t in child.doc[last.i + 1:head.i]):
@@ -1292,6 +1374,12 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.left_edge, head, "depiction-of"  # "a drawing of a horse, a dog, and ..."
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
         return head.head, head, "shaped-like"  # "a cake shaped like a car"
+    if child.dep_ == "pobj" and head.lower_ in ("on", "after") and \
+            head.head.lower_ in lex.MODELLED_ON_HEADS:
+        return head.head, head, "modeled-on"  # "a red sculpture modeled on a horse"
+    if child.dep_ == "dobj" and head.lower_ in lex.IMITATING_VERBS and \
+            category not in lex.ANIMATE_CATEGORIES:
+        return head, head, "imitates"  # "the red structure only mimics a chair"
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in (
             "look", "resemble") and head.head.dep_ in ("xcomp", "advcl") and (
             head.head.head.lower_ in lex.FORM_LIKE_HEADS or head.head.head.lower_ in
@@ -1589,6 +1677,10 @@ def _frame_in_scene(noun: Token) -> bool:
     start = _sentence_start(noun)
     if noun.dep_ == "attr" and _inverted_place(noun):
         return True
+    if noun.tag_ == "NNS" and noun.dep_ != "attr" and noun.sent.start > 0:
+        # "Faded snapshots of a young man, pasted on each page": after the caption's first
+        # sentence, photos are things in the scene (the captioned image is one)
+        return True
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
         return False
@@ -1641,6 +1733,11 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     if root.dep_ == "compound" and root.head.i == span.end:
         # "a toy train set": the parser hangs both words on "set".
         modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
+    measure = root.head.head if root.dep_ == "pobj" and root.head.lower_ == "of" else None
+    if measure is not None and measure.lower_ in lex.PARTITIVE_NOUNS and measure.lower_ not in (
+            "sign", "signs", "kind", "kinds", "type", "types", "sort", "sorts"):
+        # "a cartoon slice of pizza", "a painted pair of scissors", "a plastic bunch of bananas"
+        modifiers += [t for t in doc[measure.left_edge.i:measure.i] if t.head.i == measure.i]
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
         if word == "crossed" and [t.text for t in doc[token.i + 1:token.i + 3]] == ["-", "out"]:
@@ -1649,9 +1746,15 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 token.head.i >= token.i and token.dep_ != "prep" and not (
                     word == "drawn" and token.i >= 2 and doc[token.i - 1].text == "-"
                     and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
-            if (word in lex.MATERIAL_MODIFIERS or word in lex.DECORATING_MODIFIERS
-                    or word == "painted" and _paint_coat(token)) and \
-                    category not in lex.ANIMATE_CATEGORIES:
+            if word in lex.MATERIAL_MODIFIERS:
+                if not _likeness_material(word, category) or (
+                        root.dep_ == "compound" and root.head.i > root.i and (
+                            token.head.i != root.i or category not in lex.ANIMATE_CATEGORIES)):
+                    # The material of "a cardboard pizza box" is the box's (an animal's own
+                    # when the tagger makes it a compound: "a stuffed giraffe standing").
+                    continue
+            elif (word in lex.DECORATING_MODIFIERS or word == "painted" and _paint_coat(token)) \
+                    and category not in lex.ANIMATE_CATEGORIES:
                 continue
             if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
                 continue
@@ -1665,6 +1768,35 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 "toy", "toys", "model", "models", "costume", "costumes"}:
         return after[0]  # "another dog decal", the tagger reading "decal" as an adjective
     return None
+
+
+def _named_word(span: Span) -> Token | None:
+    """The noun of "the word bicycles lettered across the window", "the words airport bus
+    painted along its side": the mention is written text."""
+    doc, k = span.doc, span.start - 1
+    while k >= 0:
+        if doc[k].lower_ in ("word", "words", "lettering"):
+            return doc[k]
+        if doc[k].text not in _QUOTES and not (doc[k].dep_ == "compound"
+                                               and doc[k].head.i == span.root.i):
+            return None
+        k -= 1  # (over the quote marks and the rest of the words: "airport bus")
+    return None
+
+
+def _likeness_material(material: str, category: str) -> bool:
+    """Whether a thing of `category` made of `material` can only be a likeness: any animal or
+    person ("a wooden horse"), a food of an inedible material ("a plaster pizza", not "a
+    chocolate donut"), a vehicle of a toy's or a cake's material ("a fondant train", "a plastic
+    motorcycle", not "a wooden boat"); never other things ("a plastic bottle")."""
+    if category in lex.ANIMATE_CATEGORIES:
+        return True
+    if category in lex.FOOD_CATEGORIES:
+        return material in lex.INEDIBLE_MATERIALS
+    if category in lex.REPRESENTED_WHEN_DECORATING:
+        return material in lex.VEHICLE_LIKENESS_MATERIALS and not (
+            category == "boat" and material in lex.REAL_BOAT_MATERIALS)
+    return False
 
 
 def _paint_coat(painted: Token) -> bool:
@@ -2193,10 +2325,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "to prepare the dish, which includes carrots", "to light this space, filled with
             # chairs": a clause on a definite thing says what is there, whatever it is for.
             return None
-        if child.dep_ in ("nsubj", "nsubjpass") and head.dep_ in ("advcl", "relcl", "acl") and \
-                child.i == top.i and not _is_definite(top) and \
-                ({"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
-                 or _so_can(head) or _in_case(head)):
+        if child.dep_ in ("nsubj", "nsubjpass") and child.i == top.i and \
+                not _is_definite(top) and (_so_can(head) or head.dep_ in (
+                    "advcl", "relcl", "acl") and (
+                    {"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
+                    or _in_case(head))):
             # "stairs rolled up to the door so that people can board": who it is for; "chairs
             # stacked in case extra people show up".
             mark = next((c for c in head.children if c.dep_ == "mark"), head)
@@ -2329,10 +2462,18 @@ def _purpose_rules(root: Token) -> _Decision | None:
 
 def _so_can(clause: Token) -> bool:
     """ "set out so people can take a seat": "so" with "can" gives a purpose, as "so that" does
-    (not "so" with a past result: "it rained, so people left")."""
-    return clause.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "so"
-                                          for c in clause.children) and any(
-        c.dep_ == "aux" and c.lower_ in ("can", "could") for c in clause.children)
+    (not "so" with a past result: "it rained, so people left"). The parser may hang it on the
+    participle as a complement ("placed so people can climb in") or make it the root of a
+    caption without a verb ("a bench placed so people can sit on it")."""
+    mark = next((c for c in clause.children if c.dep_ == "mark" and c.lower_ == "so"), None)
+    if mark is None and clause.dep_ == "ccomp" and clause.left_edge.i > 0 and \
+            clause.doc[clause.left_edge.i - 1].lower_ == "so":
+        mark = clause.doc[clause.left_edge.i - 1]  # ("placed so a person can grab one": an adverb)
+    if mark is None or not any(c.dep_ == "aux" and c.lower_ in ("can", "could")
+                               for c in clause.children):
+        return False
+    return clause.dep_ in ("advcl", "ccomp") or clause.dep_ == "ROOT" and mark.i > 0 and (
+        mark.nbor(-1).tag_ == "VBN" or mark.nbor(-1).lower_ == "there")
 
 
 def _within_reach(prep: Token) -> bool:
@@ -3366,6 +3507,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     known = _reputation(top)
     if known is not None:
         return _Decision("non_assertive", "generic", _chars(known, root), "reputation")
+    means = _means_of_travel(root, category)
+    if means is not None:
+        return _Decision("non_assertive", "generic", _chars(means, root), "by-means")
     era = _past_era(top)
     if era is not None:
         return _Decision("non_assertive", "generic", _chars(era, root), "past-era")
@@ -3424,6 +3568,18 @@ def _liked_kind(span: Span, root: Token, category: str) -> _Decision | None:
         liking = top.head.head
     return None if liking is None else _Decision("non_assertive", "generic",
                                                  _chars(liking, root), "attitude-kind")
+
+
+def _means_of_travel(root: Token, category: str) -> Token | None:
+    """The "by" of "commuting by car", "most people traveled by train": a bare singular vehicle
+    after "by" names a way to travel, no vehicle in the scene (not "parked by a car"; nor in a
+    caption that drops all its articles: "a dog standing by car")."""
+    if root.dep_ != "pobj" or root.head.lower_ != "by" or root.tag_ != "NN" or \
+            category not in lex.REPRESENTED_WHEN_DECORATING - lex.ANIMATE_CATEGORIES or \
+            _without_articles(root.doc) or any(
+                c.dep_ in ("det", "poss", "nummod", "compound") for c in root.children):
+        return None
+    return root.head
 
 
 def _past_era(subject: Token) -> Token | None:

@@ -123,7 +123,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
     "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
     "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts", "relief",
-    "reliefs", "tapestry", "tapestries", "embroidery",
+    "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -147,6 +147,10 @@ SCREEN_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
+# What a user does on a screen: "a man taps on the screen" is there.
+SCREEN_USING_VERBS: frozenset[str] = verb_forms(
+    "tap", "swipe", "type", "play", "click", "press", "touch", "draw", "write", "scroll",
+    "point", "focus", "look", "stare", "gaze", "work", "game", "rely", "concentrate")
 # Surfaces whose "on which" clause is what they show: "a screen on which a man is surfing".
 SHOWING_SURFACES: frozenset[str] = SCREEN_NOUNS - {"television", "tv", "televisions", "tvs"} | {
     "canvas", "canvases", "billboard", "billboards", "chalkboard", "chalkboards", "whiteboard"}
@@ -189,7 +193,8 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "imitation", "inflatable", "animated", "figurine", "decorative", "ceramic", "porcelain",
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
-    "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego",
+    "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego", "felt",
+    "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl",
 }) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -199,8 +204,21 @@ INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "sca
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
                                                 "glass", "decorative", "stuffed", "rubber",
-                                                "plush"}) | ANIMAL_LIKENESS_MODIFIERS | \
-    SCULPTING_MATERIALS
+                                                "plush", "felt", "iron", "steel", "plaster",
+                                                "copper", "tin", "foam", "vinyl"}) | \
+    ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
+# Materials no real food is made of: "a plaster pizza", "a felt carrot" are likenesses ("a
+# chocolate donut" is a donut).
+INEDIBLE_MATERIALS: frozenset[str] = MATERIAL_MODIFIERS - {
+    "decorative", "stuffed", "chocolate", "candy", "marzipan", "fondant", "sugar", "mechanical",
+    "robotic", "animatronic"}
+# Materials no real vehicle is made of: "a fondant train", "a plastic motorcycle", "a cardboard
+# car" ("a steel train", "a metal boat" are vehicles; a boat can be wooden or plastic).
+VEHICLE_LIKENESS_MATERIALS: frozenset[str] = frozenset({
+    "plastic", "wooden", "ceramic", "porcelain", "paper", "cardboard", "plush", "stuffed",
+    "felt", "knitted", "crocheted", "chocolate", "candy", "sugar", "marzipan", "fondant", "wax",
+    "clay", "plaster", "origami", "lego", "bronze", "marble"})
+REAL_BOAT_MATERIALS: frozenset[str] = frozenset({"plastic", "wooden"})
 # Modifiers that make a picture of a living thing but only decorate any other thing: "an
 # embossed horse" is a picture, "an engraved clock" a clock, "an embroidered cat" a stitched
 # picture and "an embroidered tie" a tie. ("painted" only before a material: "a teal-painted
@@ -219,8 +237,15 @@ DECORATION_VERBS: frozenset[str] = verb_forms(
 # Verbs that put a picture on a surface ("a cat painted on the wall"; flowers "adorned across
 # the corners" are real).
 PICTURE_ON_VERBS: frozenset[str] = verb_forms(
-    "paint", "print", "embroider", "emblazon", "engrave", "stamp", "illustrate", "draw") | {
+    "paint", "print", "embroider", "emblazon", "engrave", "stamp", "illustrate", "draw",
+    "stencil", "sketch", "etch", "carve", "doodle", "airbrush") | {
     "painted", "printed", "drawn"}
+# Surfaces a thing painted "on" is a picture on: "painted a train on its side" (a man "painting
+# a boat on the beach" paints a real boat).
+PAINTED_SURFACES: frozenset[str] = frozenset({
+    "wall", "walls", "side", "sides", "canvas", "door", "doors", "fence", "board", "sidewalk",
+    "pavement", "front", "back", "window", "windows", "hood", "lid", "cover", "face", "cheek",
+    "arm", "shirt", "paper", "page", "ceiling", "floor", "road", "street", "surface"})
 # Decoration participles that always put a picture on the surface ("printed with umbrellas"),
 # unlike "decorated with flowers" (real flowers).
 PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
@@ -388,6 +413,11 @@ FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "ma
 # Verbs whose object a representation imitates: "a toy resembling a donkey", "a hydrant painted
 # to resemble a train".
 RESEMBLING_VERBS: frozenset[str] = verb_forms("resemble", "mimic", "imitate", "depict")
+# Verbs whose object a thing only copies, whatever the thing is: "the structure mimics a chair"
+# (animals and people can be copied in a voice or a gesture: "a parrot mimics a man").
+IMITATING_VERBS: frozenset[str] = verb_forms("mimic", "imitate") | {"mimicking", "mimicked"}
+# Participles whose "on"/"after"-object is a model copied: "a sculpture modeled on a horse".
+MODELLED_ON_HEADS: frozenset[str] = frozenset({"modeled", "modelled", "patterned", "styled"})
 # Prepositions of a relative clause that places its noun: ", which is mounted on the wall".
 LOCATIVE_PREPOSITIONS: frozenset[str] = frozenset({
     "on", "in", "at", "above", "below", "under", "underneath", "beneath", "near", "next",
@@ -773,7 +803,38 @@ TOY_MATERIALS: frozenset[str] = frozenset({
 MATERIAL_NOUNS: frozenset[str] = TOY_MATERIALS | SCULPTING_MATERIALS | frozenset({
     "bronze", "stone", "plaster", "wood", "metal", "steel", "iron", "copper", "silver", "gold",
     "porcelain", "ceramic", "glass", "plastic", "rubber", "plywood", "fabric", "cloth", "chalk",
-    "pencil", "ink", "crayon", "frosting", "papier", "wire"})
+    "pencil", "ink", "crayon", "frosting", "papier", "wire", "charcoal", "pastel", "pastels",
+    "watercolor", "watercolors", "watercolour", "watercolours", "oils", "neon"})
+# Nouns that say what a named thing really is, a likeness: "the locomotive is a plastic model",
+# "the bear on the books is a wooden carving", "the horse on the seat is part of the sculpture"
+# (not what holds a picture: "the cat is a sign" is no English, and a person "is a model").
+LIKENESS_NOUNS: frozenset[str] = frozenset({
+    "sculpture", "sculptures", "statue", "statues", "figurine", "figurines", "replica",
+    "replicas", "carving", "carvings", "toy", "toys", "model", "models", "decoy", "decoys",
+    "prop", "props", "decoration", "decorations", "ornament", "ornaments", "illustration",
+    "illustrations", "drawing", "drawings", "painting", "paintings", "print", "prints",
+    "decal", "decals", "sticker", "stickers", "cutout", "cutouts", "puppet", "puppets",
+    "doll", "dolls", "artwork", "artworks", "installation", "fake", "fakes", "imitation",
+    "likeness", "mural", "graffiti", "statuette", "statuettes", "topper", "toppers"})
+# Of those, the ones a person can be: "the woman is a model", "she is a doll".
+PERSON_ROLE_LIKENESS_NOUNS: frozenset[str] = frozenset({"model", "models", "doll", "dolls",
+                                                        "prop", "props", "fake", "fakes"})
+# Subjects whose "is"-predicate is what they show: "the cover art is a blue train", "the logo
+# is a horse" (not a frame or a vague shape: "the figure in the distance is a man").
+CONTENT_SUBJECTS: frozenset[str] = DEPICTION_NOUNS - FRAME_NOUNS - VAGUE_DEPICTION_NOUNS - {
+    "sign", "signs", "model", "models", "toy", "toys", "costume", "costumes", "balloon",
+    "balloons", "menu", "menus", "character", "characters", "ornament", "ornaments", "magnet",
+    "magnets", "chalkboard", "chalkboards", "banner", "banners", "billboard", "billboards",
+    "monument", "monuments", "memorial", "memorials"} | {"art", "artwork"}
+# Verbs that turn a material into a likeness named by their "as"/"into" object: "a cake sculpted
+# as a steam train", "towels folded into swans" (not "cut into slices").
+FORMING_VERBS: frozenset[str] = MAKING_VERBS - {"cut"} | frozenset({
+    "folded", "twisted", "designed", "styled"})
+# Materials a cook makes figures of: "a teddy bear piped in icing" is a likeness, "a pizza made
+# of resin" is not a food.
+EDIBLE_MATERIALS: frozenset[str] = frozenset({"fondant", "icing", "sugar", "chocolate",
+                                              "frosting", "marzipan", "candy", "dough",
+                                              "cookie", "cookies", "cake", "cream"})
 # Verbs of letting someone do something: "a bench inviting people to sit".
 ENABLING_VERBS: frozenset[str] = verb_forms("invite", "allow", "enable", "encourage", "help",
                                             "permit") | {"let", "lets", "letting"}
