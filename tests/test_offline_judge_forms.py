@@ -706,6 +706,25 @@ NON_ASSERTIVE = [
     ("A bench placed so people can sit on it.", "people", 0, "purpose"),
     ("Several mugs hanging on hooks, placed so a person can grab one easily.", "person", 0,
      "purpose"),
+    # What someone appears to have in a small clause; boats that appear moored.
+    ("She appears to have a backpack slung over her shoulder.", "backpack", 0, "hedged"),
+    ("A few boats appear moored near the pier.", "boats", 0, "hedged"),
+    # What a thing guards from, slows or controls; what is searched for, awaited or hoped for;
+    # whom a thing is written, sized or aimed for.
+    ("Cones were placed around the bicycle to shield it from any cars that might pass.",
+     "cars", 0, "purpose"),
+    ("Speed bumps were installed on the street to slow down cars.", "cars", 0, "purpose"),
+    ("Everyone looks down the tracks in anticipation of the next train.", "train", 0,
+     "purpose"),
+    ("The group glances down the road in hopes of catching a bus.", "bus", 0, "purpose"),
+    ("She checks her watch, hoping someone will arrive soon.", "someone", 0, "purpose"),
+    ("The book was written with children in mind.", "children", 0, "purpose"),
+    ("A small kid-sized table stands in the corner.", "kid", 0, "purpose"),
+    ("A storybook aimed at young children lies on the desk.", "children", 0, "purpose"),
+    # What places of the kind shown draw or are used by.
+    ("On windy days, beaches like this usually draw people who fly kites.", "kites", 0,
+     "generic"),
+    ("Paths like this are typically used by people who ride bikes.", "bikes", 0, "generic"),
 ]
 
 
@@ -1130,6 +1149,10 @@ EXISTENTIAL = [
     ("A woman taps on the screen of her phone.", "woman", 0),
     ("A cat is lying on the screen.", "cat", 0),
     ("Several plastic chairs stand around a table.", "chairs", 0),
+    ("She has a backpack slung over her shoulder.", "backpack", 0),
+    ("A camera is aimed at the dog.", "dog", 0),
+    ("Parks like this are lovely, and a dog runs past.", "dog", 0),
+    ("A boy stands by the bench, hoping one of the people will give him a coin.", "people", 0),
 ]
 
 

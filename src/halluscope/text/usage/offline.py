@@ -2304,6 +2304,12 @@ def _purpose_rules(root: Token) -> _Decision | None:
     enabler = _enabler(top)
     if enabler is not None:
         return _Decision("non_assertive", "purpose", _chars(enabler, root), "invited")
+    after = root.doc[root.i + 1:root.i + 3]
+    if len(after) == 2 and after[0].text == "-" and (after[1].lower_ in ("friendly", "proof") or (
+            after[1].lower_ in ("sized", "size") and _category_of(root) == "person")):
+        # "a kid-sized table", "a dog-friendly café": whom a thing is made for (a "calf-size"
+        # or "dog-sized" thing only compares)
+        return _Decision("non_assertive", "purpose", _chars(root, after[1]), "sized-for")
     whichever = next((c for c in root.children if c.dep_ == "det" and c.lower_ == "whichever"),
                      None)
     if whichever is not None:  # "ready for whichever kid wants more": whoever it turns out to be
@@ -2370,6 +2376,34 @@ def _purpose_rules(root: Token) -> _Decision | None:
             if _is_possessed(top):
                 return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
+        if child.dep_ == "pobj" and head.lower_ == "from" and child.i == top.i and \
+                head.head.lower_ in lex.PROTECTING_VERBS and _has_aux_to(head.head) and \
+                not _is_definite(top):
+            # "a post placed to shield the wall from any truck": what it is meant to keep off
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "guarded-from")
+        if child.dep_ in ("pobj", "pcomp") and head.lower_ == "of" and \
+                head.head.lower_ in lex.QUEST_NOUNS and head.head.head.lower_ == "in":
+            # "in search of someone", "in anticipation of the next train", "in hopes of
+            # catching a bus": what is sought or awaited
+            return _Decision("non_assertive", "purpose", _chars(head.head.head, root),
+                             "in-search-of")
+        if child.dep_ == "nsubj" and child.i == top.i and head.dep_ == "ccomp" and \
+                head.head.lower_ in lex.HOPING_VERBS and not _is_definite(top) and \
+                not _is_definite(root):  # (not "hoping that one of the people will drop one")
+            # "hoping someone will arrive to meet her": whoever is hoped for
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "hoped-for")
+        if child.dep_ == "pobj" and head.lower_ == "with" and child.i == top.i and any(
+                c.dep_ == "prep" and c.lower_ == "in" and any(g.lower_ == "mind"
+                                                              for g in c.children)
+                for c in [*child.children, *head.children, *head.head.children]):
+            # "a book written with children in mind": whom it is for
+            return _Decision("non_assertive", "purpose", _chars(head, root), "in-mind")
+        if child.dep_ == "pobj" and child.i == top.i and head.head.lower_ in lex.AIMED_AT_HEADS \
+                and head.lower_ in ("at", "toward", "towards", "to") and top.tag_ == "NNS" \
+                and not _has_own_determiner(top):
+            # "a storybook aimed at preschool children": its audience (not "a camera aimed at
+            # the dog")
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "aimed-at")
         if child.dep_ == "pobj" and head.lower_ == "for" and child.tag_ == "CD" and \
                 child.i != root.i:
             return None  # "a table for two with plates and glasses": a size, not a purpose
@@ -3100,6 +3134,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
                         c.dep_ in ("aux", "mark") for c in head.children):
                 continue  # "might be watching trains pass by": what the watching takes in
+            if child.dep_ == "nsubj" and head.dep_ == "ccomp" and head.head.lower_ in (
+                    "have", "has", "had", "having") and not any(
+                        c.dep_ in ("aux", "mark") for c in head.children):
+                continue  # "appears to have a backpack slung over her shoulder": what she has
             if child.dep_ == "nsubj" and head.dep_ == "pcomp" and head.tag_ == "VBG" and \
                     head.head.lower_ in ("to", "at") and head.head.head.lower_ in \
                     lex.ATTENDING_VERBS | lex.WATCHING_VERBS:
@@ -3507,6 +3545,9 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     known = _reputation(top)
     if known is not None:
         return _Decision("non_assertive", "generic", _chars(known, root), "reputation")
+    kind = _kind_like_this(top)
+    if kind is not None:
+        return _Decision("non_assertive", "generic", _chars(kind, root), "kind-like-this")
     means = _means_of_travel(root, category)
     if means is not None:
         return _Decision("non_assertive", "generic", _chars(means, root), "by-means")
@@ -3568,6 +3609,26 @@ def _liked_kind(span: Span, root: Token, category: str) -> _Decision | None:
         liking = top.head.head
     return None if liking is None else _Decision("non_assertive", "generic",
                                                  _chars(liking, root), "attitude-kind")
+
+
+def _kind_like_this(top: Token) -> Token | None:
+    """The subject of "beaches like this usually draw people who fly kites", "paths like this are
+    typically used by people who ride bikes": a clause about places of the kind shown says what
+    such places have, not what this one has. Stops at a clause with a subject of its own ("...,
+    and a dog runs past")."""
+    for child, head in _ancestors(top):
+        if child.dep_ in _SUBJECT_DEPS and head.dep_ in ("ROOT", "conj") or \
+                child.dep_ == "conj" and child.tag_.startswith("VB"):
+            return None
+        if not head.tag_.startswith("VB"):
+            continue
+        subject = next((c for c in head.children if c.dep_ in _SUBJECT_DEPS), None)
+        if subject is not None and any(
+                c.dep_ == "prep" and c.lower_ == "like" and any(
+                    g.dep_ == "pobj" and g.lower_ in ("this", "these", "that", "those", "it")
+                    for g in c.children) for c in subject.children):
+            return subject
+    return None
 
 
 def _means_of_travel(root: Token, category: str) -> Token | None:

@@ -475,7 +475,18 @@ ATTEMPT_VERBS: frozenset[str] = verb_forms("try", "hope", "attempt", "struggle",
 INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", "lure",
                                                    "scare", "guide", "warn", "alert", "help",
                                                    "regulate", "protect", "shield", "stop",
-                                                   "prevent")
+                                                   "prevent", "slow", "control")
+# Verbs whose "from"-object is what a thing is meant to keep off: "placed to shield the wall
+# from any truck".
+PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save")
+# Nouns of seeking after "in ... of": "in search of someone", "in anticipation of the train".
+QUEST_NOUNS: frozenset[str] = frozenset({"search", "anticipation", "hope", "hopes",
+                                         "expectation", "pursuit"})
+# Verbs whose that-clause subject is only hoped for: "hoping someone will arrive".
+HOPING_VERBS: frozenset[str] = verb_forms("hope", "wish", "pray")
+# Participles whose "at"/"to"-object is an audience: "a storybook aimed at preschool children".
+AIMED_AT_HEADS: frozenset[str] = frozenset({"aimed", "geared", "targeted", "tailored",
+                                            "marketed", "catered"})
 # Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
@@ -771,7 +782,7 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "stacked", "arranged", "lined", "spread", "hung", "hanging", "mounted", "propped", "tucked",
     "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
-    "stored", "hidden"})
+    "stored", "hidden", "moored", "docked", "anchored", "tied", "chained", "locked"})
 # The same as bare infinitives: "a clock appears to hang above the door".
 PLACEMENT_VERBS: frozenset[str] = frozenset({"sit", "stand", "lie", "rest", "lean", "hang",
                                              "perch", "sprawl", "curl", "nestle"})
