@@ -725,6 +725,37 @@ NON_ASSERTIVE = [
     ("On windy days, beaches like this usually draw people who fly kites.", "kites", 0,
      "generic"),
     ("Paths like this are typically used by people who ride bikes.", "bikes", 0, "generic"),
+    # A likeness that takes a form or represents; an outline; a pretend or toy version.
+    ("On the shelf stands a figurine that takes the form of a horse.", "horse", 0,
+     "depictive"),
+    ("The two sculptures represent a zebra and a giraffe.", "giraffe", 0, "depictive"),
+    ("A neon outline of a bicycle glows in the shop window.", "bicycle", 0, "depictive"),
+    ("The girl types on a pretend laptop with big buttons.", "laptop", 0, "depictive"),
+    ("A cat sleeps inside a toy version of a fishing boat.", "boat", 0, "depictive"),
+    # Embossed or piped pictures; what is printed there, said first; a sign's decoration.
+    ("The saddle's flap is embossed with the head of a horse.", "horse", 0, "depictive"),
+    ("The cake is piped with a blue train.", "train", 0, "depictive"),
+    ("Printed on the side of the mug is a smiling dog.", "dog", 0, "depictive"),
+    ("A wooden sign hangs above the door, decorated with a comb and a pair of scissors.",
+     "scissors", 0, "depictive"),
+    # Castings and marionettes; terracotta and gingerbread; a die-cast or play vehicle.
+    ("A bronze casting of a horse stands beside the bench.", "horse", 0, "depictive"),
+    ("Two marionettes of horses dangle on strings.", "horses", 0, "depictive"),
+    ("A terracotta horse stands in the glass case.", "horse", 0, "depictive"),
+    ("A gingerbread train sits on the party table.", "train", 0, "depictive"),
+    ("A die-cast bus sits on the shelf.", "bus", 0, "depictive"),
+    # What a named thing is, by its maker's word; part of a poster; people on a screen.
+    ("Each bird on the pond is a carved wooden duck.", "bird", 0, "depictive"),
+    ("The bicycles in the window are part of a poster.", "bicycles", 0, "depictive"),
+    ("The people in the room are on a TV.", "people", 0, "depictive"),
+    ("A soda ad plays, with a giant bottle fizzing across the screen.", "bottle", 0,
+     "depictive"),
+    ("A kitten sits beside a laptop on which a dog is shown.", "dog", 0, "depictive"),
+    # Drawn or knitted with a material; a photo newly introduced after the first sentence.
+    ("On the cake there is a train drawn with cream.", "train", 0, "depictive"),
+    ("She wears a sweater knitted with a little red train.", "train", 0, "depictive"),
+    ("The image shows an open wallet. - A small photo of a smiling man in the pocket.", "man",
+     0, "depictive"),
 ]
 
 
@@ -1153,6 +1184,12 @@ EXISTENTIAL = [
     ("A camera is aimed at the dog.", "dog", 0),
     ("Parks like this are lovely, and a dog runs past.", "dog", 0),
     ("A boy stands by the bench, hoping one of the people will give him a coin.", "people", 0),
+    ("Parked on the side of the road is a red truck.", "truck", 0),
+    ("The street is decorated with parked cars and flags.", "cars", 0),
+    ("The sink is a unique, circular design.", "sink", 0),
+    ("A cat is on the TV.", "cat", 0),
+    ("The image shows a living room. The photo is slightly blurry, and a man sits on the couch.",
+     "man", 0),
 ]
 
 

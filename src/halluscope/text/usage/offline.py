@@ -1027,6 +1027,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if painted is not None and (root.dep_ != "compound" or _compound(span, root, category) is None):
         # (Not "a zebra crossing painted on the road": the compound is a kind of crossing.)
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
+    inverted = _inverted_picture(root)
+    if inverted is not None:
+        return _Decision("non_assertive", "depictive", _chars(inverted, root), "inverted-picture")
     likeness = _likeness_predicate(root, category)
     if likeness is not None:
         return _Decision("non_assertive", "depictive", _chars(root, likeness), "is-a-likeness")
@@ -1067,6 +1070,8 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
             (c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None) \
             if head.tag_.startswith("VB") else None
         place = _fronted_medium(subject) if subject is not None else None
+        if place is None and child is top:
+            place = _acting_on_screen(top)
         if place is not None:
             return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
     return None
@@ -1106,15 +1111,31 @@ def _fronted_medium(subject: Token) -> Token | None:
                 if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS - \
                         lex.WORN_MEDIUM_NOUNS - {"display"}:
                     return prep
-        if prep.dep_ == "prep" and prep.lower_ == "on" and prep.i > subject.i and \
-                subject.head.lower_ not in lex.RESTING_VERBS | lex.SCREEN_USING_VERBS and any(
-                    obj.dep_ == "pobj" and obj.lower_ in ("screen", "screens") and any(
-                        c.dep_ in ("det", "poss") for c in obj.children)
-                    for obj in prep.children):
-            # "a puppy is bouncing around on the screen" (not "a cat sits on the screen", "a
-            # man taps on the screen")
-            return prep
     return None
+
+
+def _acting_on_screen(subject: Token) -> Token | None:
+    """The "on" of "a puppy is bouncing around on the screen": what moves on a screen is shown
+    (not "a cat sits on the screen", "a man taps on the screen")."""
+    verb = subject.head
+    if subject.dep_ != "nsubj":
+        return None
+    if _category_of(subject) == "person" and verb.lower_ in lex.BE_FORMS | lex.APPEAR_FORMS:
+        # "the people you noticed are on a TV", "the second person appears only on the
+        # monitor" (a cat "is on the TV" can lie on it; people do not)
+        on_medium = next((prep for prep in verb.children if prep.dep_ == "prep"
+                          and prep.lower_ == "on" and any(
+                              g.dep_ == "pobj" and g.lower_ in lex.MEDIUM_NOUNS
+                              for g in prep.children)), None)
+        if on_medium is not None:
+            return on_medium
+    if verb.lower_ in lex.RESTING_VERBS | lex.SCREEN_USING_VERBS:
+        return None
+    return next((prep for prep in verb.children if prep.dep_ == "prep"
+                 and prep.lower_ in ("on", "across") and prep.i > subject.i and any(
+                     obj.dep_ == "pobj" and obj.lower_ in ("screen", "screens") and any(
+                         c.dep_ in ("det", "poss") for c in obj.children)
+                     for obj in prep.children)), None)
 
 
 def _title_word(span: Span) -> Token | None:
@@ -1181,6 +1202,16 @@ def _made_likeness(material: str, category: str) -> bool:
     return category in lex.DEPICTION_CATEGORIES and material in lex.EDIBLE_MATERIALS
 
 
+def _inverted_picture(root: Token) -> Token | None:
+    """The participle opening "Printed on the side of the mug is a smiling dog", "Painted in the
+    middle of the sign is a black bicycle": what is printed or painted there."""
+    be = root.head
+    if root.dep_ not in ("attr", "nsubj") or be.lower_ not in ("is", "are") or be.i > root.i:
+        return None
+    first = root.doc[_sentence_start(root)]
+    return first if first.lower_ in lex.PRINTING_PARTICIPLES | lex.PICTURE_ON_VERBS else None
+
+
 def _likeness_predicate(root: Token, category: str) -> Token | None:
     """The noun that says what the named thing is: "the locomotive is a plastic model", "the
     bear on the books is a little wooden carving", "the horse on the seat is part of the
@@ -1204,6 +1235,12 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
         if attr.lower_ in lex.LIKENESS_NOUNS and not (
                 category == "person" and attr.lower_ in lex.PERSON_ROLE_LIKENESS_NOUNS):
             return attr
+        made = next((c for c in attr.children if c.dep_ in ("amod", "compound") and (
+            c.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS - {"decorative", "painted"}
+            or c.lower_ in lex.MATERIAL_MODIFIERS and _likeness_material(c.lower_, category))),
+                    None)
+        if made is not None:
+            return made  # "each bird on the pond is a carved wooden duck"
     return None
 
 
@@ -1231,7 +1268,7 @@ def _made_of(root: Token) -> Token | None:
         if verb.lower_ not in lex.MAKING_VERBS:
             continue
         for prep in verb.children:
-            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in"):
+            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in", "with"):
                 material = next((t for t in prep.subtree if t.dep_ == "pobj"), None)
                 if material is None:
                     continue
@@ -1239,7 +1276,7 @@ def _made_of(root: Token) -> Token | None:
                     "pobj", "compound", "amod") and t.lower_ in lex.MATERIAL_NOUNS), None)
                 if named is not None:
                     return named  # ("made of sugar paste": the compound names the material)
-                if prep.lower_ != "in":  # ("cast in bronze", not "cut in half")
+                if prep.lower_ not in ("in", "with"):  # ("cast in bronze", not "cut in half")
                     return material
     return None
 
@@ -1359,9 +1396,11 @@ def _depiction_step(child: Token, head: Token, category: str
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
-    if child.dep_ == "relcl" and head.lower_ in lex.SHOWING_SURFACES and any(
+    if child.dep_ == "relcl" and (head.lower_ in lex.SHOWING_SURFACES
+                                  or child.lower_ in lex.DISPLAYED_PARTICIPLES) and any(
             c.dep_ == "prep" and c.lower_ == "on" and any(g.lower_ == "which" for g in c.children)
             for c in child.children if c.i < child.i):
+        # ("a laptop on which a dog is shown")
         # "a video screen on which a man is surfing" (not "a TV on which a cat sleeps": a TV
         # is also a thing to sit on)
         return head, child, "story-in-which"
@@ -1386,7 +1425,8 @@ def _depiction_step(child: Token, head: Token, category: str
             lex.DECORATION_VERBS):
         return head.head.head, head, "shaped-like"  # "a cake decorated to look like a laptop"
     if child.dep_ == "pobj" and head.lower_ == "of" and head.head.lower_ in ("shape", "form") \
-            and head.head.head.lower_ in ("in", "into"):  # ("carved into the shape of a bear")
+            and head.head.head.lower_ in ("in", "into", "take", "takes", "took", "taking"):
+        # "carved into the shape of a bear", "a figurine that takes the form of a horse"
         return head.head.head, head, "in-the-shape-of"
     prep = head.head if head.lower_ == "with" and head.head.lower_ == "along" else head
     if child.dep_ in ("pobj", "pcomp") and prep.lower_ in ("along", "with") and \
@@ -1410,11 +1450,17 @@ def _depiction_step(child: Token, head: Token, category: str
         # (a small clause too: "an advertisement ..., with a boy holding a surfboard")
         anchor = head.head
         decorated = _subject_through_relative(anchor)  # (an acl's subject is its head)
+        if decorated is None and anchor.dep_ == "acl":
+            decorated = anchor.head  # (the participle's noun: "a sign decorated with ...")
+        elif decorated is None and anchor.dep_ == "advcl":
+            decorated = _subject_of(anchor.head)  # ("a sign hangs there, decorated with ...")
         if anchor.lower_ in lex.DECORATION_VERBS and all(
                 t.tag_.startswith("RB") for t in child.doc[anchor.i + 1:head.i]) and (
                 category in lex.REPRESENTED_WHEN_DECORATING and not (
                     decorated is not None and decorated.lower_ in lex.DECORATED_PLACES)
-                or anchor.lower_ in lex.PRINTING_PARTICIPLES):  # "a curtain printed with umbrellas"
+                or anchor.lower_ in lex.PRINTING_PARTICIPLES  # "a curtain printed with umbrellas"
+                or decorated is not None and decorated.lower_ in lex.SIGN_NOUNS):
+            # ("a wooden sign decorated with a comb and a pair of scissors")
             return anchor, head, "decorated-with"
         if (anchor.lower_ in lex.DEPICTION_NOUNS or anchor.lower_ in lex.STORY_NOUNS - {
                 "game", "book", "books", "magazine"} and anchor.tag_.startswith("NN")) \
@@ -1677,9 +1723,13 @@ def _frame_in_scene(noun: Token) -> bool:
     start = _sentence_start(noun)
     if noun.dep_ == "attr" and _inverted_place(noun):
         return True
-    if noun.tag_ == "NNS" and noun.dep_ != "attr" and noun.sent.start > 0:
-        # "Faded snapshots of a young man, pasted on each page": after the caption's first
-        # sentence, photos are things in the scene (the captioned image is one)
+    if noun.dep_ != "attr" and noun.sent.start > 0 and (noun.tag_ == "NNS" or any(
+            c.dep_ == "det" and c.lower_ in ("a", "an") for c in noun.children)) and any(
+                t.tag_.startswith("VB") for t in noun.doc[:noun.sent.start]):
+        # "Faded snapshots of a young man, pasted on each page", "- A small photo of a man in
+        # the pocket": after the caption's first sentence, a photo newly introduced is a thing
+        # in the scene (the captioned image is "the image", "this photo"; a label such as
+        # "Caption:" is no sentence)
         return True
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
@@ -1734,10 +1784,13 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
         # "a toy train set": the parser hangs both words on "set".
         modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
     measure = root.head.head if root.dep_ == "pobj" and root.head.lower_ == "of" else None
-    if measure is not None and measure.lower_ in lex.PARTITIVE_NOUNS and measure.lower_ not in (
-            "sign", "signs", "kind", "kinds", "type", "types", "sort", "sorts"):
-        # "a cartoon slice of pizza", "a painted pair of scissors", "a plastic bunch of bananas"
+    if measure is not None and (measure.lower_ in lex.PARTITIVE_NOUNS or measure.lower_ in (
+            "version", "versions")) and measure.lower_ not in (
+                "sign", "signs", "kind", "kinds", "type", "types", "sort", "sorts"):
+        # "a cartoon slice of pizza", "a painted pair of scissors", "a toy version of a boat"
         modifiers += [t for t in doc[measure.left_edge.i:measure.i] if t.head.i == measure.i]
+    if root.dep_ == "poss":
+        return None  # ("a brightly illustrated girls' book": what is illustrated is the book)
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
         if word == "crossed" and [t.text for t in doc[token.i + 1:token.i + 3]] == ["-", "out"]:
@@ -1748,10 +1801,12 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                     and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
             if word in lex.MATERIAL_MODIFIERS:
                 if not _likeness_material(word, category) or (
-                        root.dep_ == "compound" and root.head.i > root.i and (
+                        root.dep_ == "compound" and root.head.i > root.i
+                        and root.head.lower_ not in ("head", "heads") and (
                             token.head.i != root.i or category not in lex.ANIMATE_CATEGORIES)):
                     # The material of "a cardboard pizza box" is the box's (an animal's own
-                    # when the tagger makes it a compound: "a stuffed giraffe standing").
+                    # when the tagger makes it a compound, "a stuffed giraffe standing", and
+                    # the likeness's in "a bronze horse head").
                     continue
             elif (word in lex.DECORATING_MODIFIERS or word == "painted" and _paint_coat(token)) \
                     and category not in lex.ANIMATE_CATEGORIES:
@@ -3616,6 +3671,9 @@ def _kind_like_this(top: Token) -> Token | None:
     typically used by people who ride bikes": a clause about places of the kind shown says what
     such places have, not what this one has. Stops at a clause with a subject of its own ("...,
     and a dog runs past")."""
+    this = _like_this(top)
+    if this is not None:
+        return this  # ("dogs like this are famously gentle")
     for child, head in _ancestors(top):
         if child.dep_ in _SUBJECT_DEPS and head.dep_ in ("ROOT", "conj") or \
                 child.dep_ == "conj" and child.tag_.startswith("VB"):
@@ -3623,12 +3681,18 @@ def _kind_like_this(top: Token) -> Token | None:
         if not head.tag_.startswith("VB"):
             continue
         subject = next((c for c in head.children if c.dep_ in _SUBJECT_DEPS), None)
-        if subject is not None and any(
-                c.dep_ == "prep" and c.lower_ == "like" and any(
-                    g.dep_ == "pobj" and g.lower_ in ("this", "these", "that", "those", "it")
-                    for g in c.children) for c in subject.children):
+        if subject is not None and _like_this(subject) is not None:
             return subject
+        if subject is not None and subject.i != top.i and subject.tag_ not in ("WP", "WDT"):
+            return None  # "a dog rests its head on a boy's knee; dogs like this ...": its own
     return None
+
+
+def _like_this(noun: Token) -> Token | None:
+    """The "this" of "beaches like this", "dogs like these": the kind of the one shown."""
+    return next((g for c in noun.children if c.dep_ == "prep" and c.lower_ == "like"
+                 for g in c.children if g.dep_ == "pobj"
+                 and g.lower_ in ("this", "these", "that", "those", "it")), None)
 
 
 def _means_of_travel(root: Token, category: str) -> Token | None:

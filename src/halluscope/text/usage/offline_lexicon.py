@@ -123,7 +123,9 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
     "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
     "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts", "relief",
-    "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies",
+    "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies", "likeness",
+    "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
+    "topiary", "topiaries", "decoy", "decoys",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -147,6 +149,7 @@ SCREEN_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
+APPEAR_FORMS: frozenset[str] = verb_forms("appear")
 # What a user does on a screen: "a man taps on the screen" is there.
 SCREEN_USING_VERBS: frozenset[str] = verb_forms(
     "tap", "swipe", "type", "play", "click", "press", "touch", "draw", "write", "scroll",
@@ -170,7 +173,8 @@ MEDIUM_NOUNS: frozenset[str] = SCREEN_NOUNS | frozenset({
     "tapestry",
 })
 # What a statue or a toy does with its hands is part of it: "the statue is holding a pizza".
-HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug") | {
+HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug",
+                                          "balance", "cradle", "grasp") | {
     "held", "worn", "carried"}
 # "taking a picture of a pizza" photographs a real pizza.
 PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "shoot") | {
@@ -179,7 +183,7 @@ PHOTOGRAPHING_VERBS: frozenset[str] = verb_forms("take", "snap", "capture", "sho
 # rabbit" (never "a chocolate cake" as a cake's likeness: animates only, as `MATERIAL_MODIFIERS`).
 ANIMAL_LIKENESS_MODIFIERS: frozenset[str] = frozenset({
     "mechanical", "robotic", "animatronic", "origami", "chocolate", "wax", "knitted", "crocheted",
-    "candy", "marzipan", "fondant", "sugar"})
+    "candy", "marzipan", "fondant", "sugar", "gingerbread"})
 # Modifiers that set a thing apart from its likenesses: "a real cat lies next to the poster".
 REAL_MODIFIERS: frozenset[str] = frozenset({"real", "actual", "live", "real-life"})
 # Modifiers that make the noun a representation ("a toy car", "a stuffed dog", "a cartoon cat").
@@ -194,18 +198,22 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "wooden", "plastic", "paper", "cardboard", "metal", "stone", "bronze", "glass", "miniature",
     "model", "printed", "painted", "drawn", "sculpted", "carved", "rubber", "embossed",
     "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego", "felt",
-    "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl",
+    "pretend", "illustrated", "stenciled", "stencilled", "sketched", "piped",
+    "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl", "aluminum", "aluminium",
+    "terracotta",
 }) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
-INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "scale"})
+INANIMATE_FAKE_MODIFIERS: frozenset[str] = frozenset({"miniature", "model", "scale", "play",
+                                                      "cast"})  # ("a die-cast bus")
 # Material modifiers only make a representation of animals and people ("a wooden horse" vs. "a
 # wooden chair", "a plastic bottle").
 MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden", "plastic",
                                                 "paper", "cardboard", "metal", "stone", "bronze",
                                                 "glass", "decorative", "stuffed", "rubber",
                                                 "plush", "felt", "iron", "steel", "plaster",
-                                                "copper", "tin", "foam", "vinyl"}) | \
+                                                "copper", "tin", "foam", "vinyl", "aluminum",
+                                                "aluminium", "terracotta"}) | \
     ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Materials no real food is made of: "a plaster pizza", "a felt carrot" are likenesses ("a
 # chocolate donut" is a donut).
@@ -217,7 +225,7 @@ INEDIBLE_MATERIALS: frozenset[str] = MATERIAL_MODIFIERS - {
 VEHICLE_LIKENESS_MATERIALS: frozenset[str] = frozenset({
     "plastic", "wooden", "ceramic", "porcelain", "paper", "cardboard", "plush", "stuffed",
     "felt", "knitted", "crocheted", "chocolate", "candy", "sugar", "marzipan", "fondant", "wax",
-    "clay", "plaster", "origami", "lego", "bronze", "marble"})
+    "clay", "plaster", "origami", "lego", "bronze", "marble", "gingerbread", "terracotta"})
 REAL_BOAT_MATERIALS: frozenset[str] = frozenset({"plastic", "wooden"})
 # Modifiers that make a picture of a living thing but only decorate any other thing: "an
 # embossed horse" is a picture, "an engraved clock" a clock, "an embroidered cat" a stitched
@@ -233,12 +241,19 @@ ANIMATE_CATEGORIES: frozenset[str] = frozenset({
 # Verbs that put their "with"-object or direct object on a surface as decoration or text.
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
-    "illustrate", "pattern") | {"painted", "printed"}
+    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool") | {
+    "painted", "printed", "stencilled"}
+# Things whose decorations are pictures, whatever they show: "a wooden sign decorated with a
+# comb and a pair of scissors".
+SIGN_NOUNS: frozenset[str] = frozenset({
+    "sign", "signs", "poster", "posters", "banner", "banners", "logo", "logos", "billboard",
+    "billboards", "flag", "flags", "label", "labels", "sticker", "stickers", "card", "cards"})
 # Verbs that put a picture on a surface ("a cat painted on the wall"; flowers "adorned across
 # the corners" are real).
 PICTURE_ON_VERBS: frozenset[str] = verb_forms(
     "paint", "print", "embroider", "emblazon", "engrave", "stamp", "illustrate", "draw",
-    "stencil", "sketch", "etch", "carve", "doodle", "airbrush") | {
+    "stencil", "sketch", "etch", "carve", "doodle", "airbrush", "stitch", "knit", "emboss") | {
+    "stencilled",
     "painted", "printed", "drawn"}
 # Surfaces a thing painted "on" is a picture on: "painted a train on its side" (a man "painting
 # a boat on the beach" paints a real boat).
@@ -250,13 +265,14 @@ PAINTED_SURFACES: frozenset[str] = frozenset({
 # unlike "decorated with flowers" (real flowers).
 PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
                                                   "painted", "emblazoned", "engraved",
-                                                  "patterned"})
+                                                  "patterned", "embossed", "etched",
+                                                  "stenciled", "stencilled"})
 # Verbs of depicting whose object is content when their subject is a medium (not the captioned
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
     "depict", "portray", "show", "display", "feature", "say", "read", "spell", "illustrate",
     "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn", "play",
-    "stream") | {
+    "stream", "represent") | {
     "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
 # What people read (a sign "reading" shows text; someone "reading a book" is a reader).
 READING_MATTER: frozenset[str] = frozenset({"book", "books", "newspaper", "newspapers",
@@ -331,7 +347,8 @@ HUNG_PARTICIPLES: frozenset[str] = frozenset({"hanging", "hung", "mounted", "pin
                                               "posted", "affixed"})
 # Depiction nouns that also name a thing not yet made out: "the shape could be a dog" hedges.
 VAGUE_DEPICTION_NOUNS: frozenset[str] = frozenset({"shape", "shapes", "figure", "figures",
-                                                   "silhouette", "silhouettes"})
+                                                   "silhouette", "silhouettes", "outline",
+                                                   "outlines"})
 # Nouns general enough to be re-described by a hedge even though the vocabulary maps them to a
 # category ("a vehicle, possibly a truck": a vehicle is asserted).
 GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
@@ -809,7 +826,7 @@ MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted
 TOY_MATERIALS: frozenset[str] = frozenset({
     "block", "blocks", "lego", "legos", "paper", "cardboard", "clay", "playdough", "fondant",
     "icing", "sugar", "chocolate", "balloons", "yarn", "felt", "sand", "snow", "matchsticks",
-    "toothpicks"})
+    "toothpicks", "cream", "gingerbread", "sponge"})
 # Materials a likeness is made of or in: "a horse cast in bronze", "a train made of sugar paste".
 MATERIAL_NOUNS: frozenset[str] = TOY_MATERIALS | SCULPTING_MATERIALS | frozenset({
     "bronze", "stone", "plaster", "wood", "metal", "steel", "iron", "copper", "silver", "gold",
@@ -825,6 +842,8 @@ LIKENESS_NOUNS: frozenset[str] = frozenset({
     "prop", "props", "decoration", "decorations", "ornament", "ornaments", "illustration",
     "illustrations", "drawing", "drawings", "painting", "paintings", "print", "prints",
     "decal", "decals", "sticker", "stickers", "cutout", "cutouts", "puppet", "puppets",
+    "poster", "posters", "ad", "ads", "advertisement", "advertisements", "logo", "logos",
+    "stencil", "topiary",
     "doll", "dolls", "artwork", "artworks", "installation", "fake", "fakes", "imitation",
     "likeness", "mural", "graffiti", "statuette", "statuettes", "topper", "toppers"})
 # Of those, the ones a person can be: "the woman is a model", "she is a doll".
