@@ -756,6 +756,20 @@ NON_ASSERTIVE = [
     ("She wears a sweater knitted with a little red train.", "train", 0, "depictive"),
     ("The image shows an open wallet. - A small photo of a smiling man in the pocket.", "man",
      0, "depictive"),
+    # A tag list's guesses: a hedge right after the noun, a question mark.
+    ("dessert table, bowls of berries, cakes perhaps, pink bunting", "cakes", 0, "hedged"),
+    ("park, young woman, blurry blue object (a frisbee?), picnic blanket", "frisbee", 0,
+     "hedged"),
+    ("beach, rider in a wetsuit, surfboard or kiteboard?, kite in the sky", "surfboard", 0,
+     "hedged"),
+    ("living room, armchair, someone possibly seated by the lamp, dim light", "someone", 0,
+     "hedged"),
+    ("Two dogs in a yard, a frisbee perhaps lying between them.", "frisbee", 0, "hedged"),
+    # "hint that" read as a noun and its clause.
+    ("Headlight streaks from the long exposure hint that vehicles may have passed through.",
+     "vehicles", 0, "hedged"),
+    ("The edge of a chair and a shadow hint that another person may be watching.", "person",
+     0, "hedged"),
 ]
 
 
@@ -1190,6 +1204,9 @@ EXISTENTIAL = [
     ("A cat is on the TV.", "cat", 0),
     ("The image shows a living room. The photo is slightly blurry, and a man sits on the couch.",
      "man", 0),
+    ("Q: What color is the bus? A: The bus is yellow.", "bus", 0),
+    ("A woman perhaps in her thirties sits on the bench.", "woman", 0),
+    ("dessert table, glass bowls of berries, cakes, pink bunting", "cakes", 0),
 ]
 
 

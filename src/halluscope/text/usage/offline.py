@@ -1789,7 +1789,7 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 "sign", "signs", "kind", "kinds", "type", "types", "sort", "sorts"):
         # "a cartoon slice of pizza", "a painted pair of scissors", "a toy version of a boat"
         modifiers += [t for t in doc[measure.left_edge.i:measure.i] if t.head.i == measure.i]
-    if root.dep_ == "poss":
+    if root.dep_ == "poss" and root.tag_ == "NNS":
         return None  # ("a brightly illustrated girls' book": what is illustrated is the book)
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
@@ -1801,6 +1801,7 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                     and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
             if word in lex.MATERIAL_MODIFIERS:
                 if not _likeness_material(word, category) or (
+                        first.i != root.i and category not in lex.ANIMATE_CATEGORIES) or (
                         root.dep_ == "compound" and root.head.i > root.i
                         and root.head.lower_ not in ("head", "heads") and (
                             token.head.i != root.i or category not in lex.ANIMATE_CATEGORIES)):
@@ -2646,8 +2647,9 @@ def _use_relative(clause: Token) -> bool:
     their cups", "that cows might graze in"): what the place can be used for."""
     if clause.dep_ != "relcl" or not any(c.dep_ == "aux" and c.lower_ in ("can", "could",
                                                                         "might", "may")
-                                         for c in clause.children):
-        return False
+                                         for c in clause.children) or any(
+            c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
+        return False  # (a that-clause: "streaks hint that vehicles may have passed")
     return any(c.dep_ == "prep" and any(g.lower_ == "which" for g in c.children)
                or c.dep_ in ("prt", "prep") and not list(c.children) and c.i > clause.i
                for c in clause.children)
@@ -3073,7 +3075,35 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
             and doc[end + 2].lower_ in lex.HEDGE_ADVERBS \
             and (end + 3 >= len(doc) or doc[end + 3].is_punct):
         return _Decision("non_assertive", "hedged", _chars(root, doc[end + 2]), "trailing-hedge")
+    after = [t for t in doc[root.i + 1:root.i + 4]]
+    if after and (after[0].text == "?" or len(after) == 3 and after[0].lower_ == "or"
+                  and after[2].text == "?") and not _own_definite(root, top) and \
+            doc[_sentence_start(root)].lower_ not in lex.QUESTION_OPENERS:
+        # (not a question asked: "Is there a dog? No.")
+        # a tagger's or a list's guess: "(a frisbee?)", "surfboard or kiteboard?"
+        question = after[0] if after[0].text == "?" else after[2]
+        return _Decision("non_assertive", "hedged", _chars(root, question), "questioned")
+    if after and after[0].lower_ in lex.HEDGE_ADVERBS and not _own_definite(root, top) and \
+            _placing_next(after[0]):
+        # "cakes perhaps", "someone probably nearby", "a frisbee perhaps lying between them":
+        # a hedge right after the noun, on its being there
+        return _Decision("non_assertive", "hedged", _chars(root, after[0]), "trailing-hedge")
     return None
+
+
+def _placing_next(adverb: Token) -> bool:
+    """What follows a hedge adverb right after a noun places the noun, or nothing does: "cakes
+    perhaps,", "someone probably nearby", "a frisbee perhaps lying between them", "a cat
+    possibly under the table" (not "a man probably waiting", "a woman perhaps in her
+    thirties")."""
+    doc = adverb.doc
+    if adverb.i + 1 >= len(doc) or doc[adverb.i + 1].is_punct:
+        return True
+    nxt = doc[adverb.i + 1]
+    if nxt.lower_ in lex.PLACE_ADVERBS | lex.PLACEMENT_PARTICIPLES | {"nearby", "there", "here"}:
+        return True
+    return nxt.lower_ in lex.LOCATIVE_PREPOSITIONS and not any(
+        c.dep_ == "pobj" and any(g.dep_ == "poss" for g in c.children) for c in nxt.children)
 
 
 def _counts_hedged(cue: Token, root: Token) -> bool:
@@ -3201,7 +3231,11 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # make the person the subject of the participle that describes them)
             described = head.dep_ == "csubj" and head.tag_ == "VBG" and head.head.dep_ == "ccomp"
             clause = head.head if described else head
-            if clause.dep_ == "ccomp" and clause.head.lower_ in lex.INFERENCE_VERBS \
+            hinted = clause.dep_ in ("relcl", "acl") and clause.head.tag_.startswith("NN") and \
+                any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
+            # ("streaks hint that vehicles may have passed": the tagger can read "hint" as a
+            # noun, its that-clause as a relative one)
+            if (clause.dep_ == "ccomp" or hinted) and clause.head.lower_ in lex.INFERENCE_VERBS \
                     and clause.head.i < clause.i and not _clause_break(clause.head, root) \
                     and (not _own_definite(root, top) or _described_agent(top)
                          or _owner_unknown(top) or described):

@@ -150,6 +150,10 @@ SCREEN_NOUNS: frozenset[str] = frozenset({
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
 APPEAR_FORMS: frozenset[str] = verb_forms("appear")
+# Words that open a question: "Is there a dog? No." asks, it does not guess.
+QUESTION_OPENERS: frozenset[str] = frozenset({
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "what",
+    "which", "who", "where", "when", "why", "how", "q", "question"})
 # What a user does on a screen: "a man taps on the screen" is there.
 SCREEN_USING_VERBS: frozenset[str] = verb_forms(
     "tap", "swipe", "type", "play", "click", "press", "touch", "draw", "write", "scroll",
