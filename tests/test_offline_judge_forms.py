@@ -770,6 +770,21 @@ NON_ASSERTIVE = [
      "vehicles", 0, "hedged"),
     ("The edge of a chair and a shadow hint that another person may be watching.", "person",
      0, "hedged"),
+    # A tag list's absences; "zero"; people who do not appear.
+    ("home office, monitor, laptop, mouse absent, daylight", "mouse", 0, "negation"),
+    ("museum gallery, marble statues, zero people, morning light", "people", 0, "negation"),
+    ("The cat is alone on the couch; people don't appear anywhere in the shot.", "people", 0,
+     "negation"),
+    # What a line keeps back from; what shelves are sized for.
+    ("The yellow line is there to keep passengers back from an oncoming train.", "train", 0,
+     "purpose"),
+    ("The shelves are sized to hold luggage.", "luggage", 0, "purpose"),
+    # Who usually uses a thing; what a kind is for; a bygone time.
+    ("city intersection, junction heavily used by pedestrians, newsstand", "pedestrians", 0,
+     "generic"),
+    ("It is a marine supply store, the sort of place where owners of boats stock up.", "boats",
+     0, "generic"),
+    ("In those days trains were the main way to travel.", "trains", 0, "generic"),
 ]
 
 
@@ -1207,6 +1222,13 @@ EXISTENTIAL = [
     ("Q: What color is the bus? A: The bus is yellow.", "bus", 0),
     ("A woman perhaps in her thirties sits on the bench.", "woman", 0),
     ("dessert table, glass bowls of berries, cakes, pink bunting", "cakes", 0),
+    ("A crane lifts the mixer through some sort of process involving several trucks.", "trucks",
+     0),
+    ("In those days a man sold apples at this corner.", "man", 0),
+    ("The junction is used by pedestrians right now.", "pedestrians", 0),
+    ("A cone stands on the platform to keep passengers back from a train pulling in.", "train",
+     0),
+    ("It is a storybook being read by young children.", "children", 0),
 ]
 
 

@@ -1877,10 +1877,36 @@ def _in_quotes(span: Span) -> bool:
 
 # --- negation --------------------------------------------------------------------------------
 
+def _said_absent(root: Token) -> Token | None:
+    """The "absent" of a tag list's "mouse absent", of "vehicles are absent", or the negated verb
+    of "people don't appear anywhere" (not "appear to be")."""
+    doc = root.doc
+    if root.i + 1 < len(doc) and doc[root.i + 1].lower_ in ("absent", "missing") and (
+            root.i + 2 >= len(doc) or doc[root.i + 2].is_punct):
+        return doc[root.i + 1]
+    verb = root.head
+    if root.dep_ != "nsubj" or _is_definite(root):
+        return None
+    if verb.lower_ in lex.BE_FORMS:
+        return next((c for c in verb.children if c.dep_ == "acomp"
+                     and c.lower_ in ("absent", "missing")), None)
+    if verb.lower_ in lex.APPEAR_FORMS and any(c.dep_ == "neg" for c in verb.children) and \
+            not any(c.dep_ in ("xcomp", "acomp", "attr", "oprd") for c in verb.children):
+        return verb
+    return None
+
+
 def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     """Denied mentions: "no cars", "not a single car", "without any people", "neither a cat nor a
     dog", "the absence of people", "there isn't a car", "people are not visible"."""
     doc = span.doc
+    zero = next((c for c in root.children if c.dep_ == "nummod" and c.lower_ in ("zero", "0")),
+                None)
+    if zero is not None:  # "empty, zero people"
+        return _Decision("non_assertive", "negation", _chars(zero, root), "zero")
+    absent = _said_absent(root)
+    if absent is not None:
+        return _Decision("non_assertive", "negation", _chars(root, absent), "absent")
     # Determiner-level cues inside this conjunct's noun phrase, or on the first conjunct when
     # this one has no determiner of its own ("no cars or people").
     conjunct = root
@@ -2432,11 +2458,14 @@ def _purpose_rules(root: Token) -> _Decision | None:
             if _is_possessed(top):
                 return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
+        guard = head.head.head if head.head.lower_ in ("back", "away") else head.head
         if child.dep_ == "pobj" and head.lower_ == "from" and child.i == top.i and \
-                head.head.lower_ in lex.PROTECTING_VERBS and _has_aux_to(head.head) and \
-                not _is_definite(top):
-            # "a post placed to shield the wall from any truck": what it is meant to keep off
-            return _Decision("non_assertive", "purpose", _chars(head.head, root), "guarded-from")
+                guard.lower_ in lex.PROTECTING_VERBS and _has_aux_to(guard) and \
+                not _is_definite(top) and not any(c.dep_ == "acl" for c in top.children):
+            # (not "back from a train pulling in": that one is there)
+            # "a post placed to shield the wall from any truck", "there to keep passengers back
+            # from an oncoming train": what it is meant to keep off
+            return _Decision("non_assertive", "purpose", _chars(guard, root), "guarded-from")
         if child.dep_ in ("pobj", "pcomp") and head.lower_ == "of" and \
                 head.head.lower_ in lex.QUEST_NOUNS and head.head.head.lower_ == "in":
             # "in search of someone", "in anticipation of the next train", "in hopes of
@@ -3637,6 +3666,12 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     kind = _kind_like_this(top)
     if kind is not None:
         return _Decision("non_assertive", "generic", _chars(kind, root), "kind-like-this")
+    used = _habitual_user(top)
+    if used is not None:
+        return _Decision("non_assertive", "generic", _chars(used, root), "used-by-kind")
+    sort = _kind_clause(top)
+    if sort is not None:
+        return _Decision("non_assertive", "generic", _chars(sort, root), "kind-clause")
     means = _means_of_travel(root, category)
     if means is not None:
         return _Decision("non_assertive", "generic", _chars(means, root), "by-means")
@@ -3722,6 +3757,35 @@ def _kind_like_this(top: Token) -> Token | None:
     return None
 
 
+def _habitual_user(top: Token) -> Token | None:
+    """The participle of "a junction heavily used by pedestrians", "tailoring favoured by older
+    men": a bare plural agent of a reduced relative names who usually does so."""
+    if top.dep_ != "pobj" or top.head.dep_ != "agent" or top.tag_ != "NNS" or \
+            _has_own_determiner(top):
+        return None
+    verb = top.head.head
+    return verb if verb.dep_ == "acl" and verb.lower_ in lex.HABITUAL_USE_PARTICIPLES and not any(
+        c.dep_ in ("aux", "auxpass") for c in verb.children) else None  # (not "being used by")
+
+
+def _kind_clause(top: Token) -> Token | None:
+    """The "sort" of "the sort of place where owners of boats stock up", "the sort read by
+    people who keep dogs": a clause on a kind says what such things are for or have."""
+    for child, head in _ancestors(top):
+        if child.dep_ == "prep" and child.lower_ == "with" and child.doc[child.i - 1].text == ",":
+            return None  # ("the kind of place tourists like, with a bicycle by the door")
+        if child.dep_ in ("relcl", "acl") and (head.lower_ in lex.KIND_NOUNS or (
+                head.dep_ == "pobj" and head.head.lower_ == "of"
+                and head.head.head.lower_ in lex.KIND_NOUNS)):
+            kind = head if head.lower_ in lex.KIND_NOUNS else head.head.head
+            # (not "some sort of loading process involving vehicles": a vague type)
+            return kind if any(c.dep_ == "det" and c.lower_ in ("the", "this", "that")
+                               for c in kind.children) else None
+        if child.dep_ in _SUBJECT_DEPS and head.dep_ in ("ROOT", "conj"):
+            return None
+    return None
+
+
 def _like_this(noun: Token) -> Token | None:
     """The "this" of "beaches like this", "dogs like these": the kind of the one shown."""
     return next((g for c in noun.children if c.dep_ == "prep" and c.lower_ == "like"
@@ -3743,12 +3807,18 @@ def _means_of_travel(root: Token, category: str) -> Token | None:
 
 def _past_era(subject: Token) -> Token | None:
     """The time noun of "the past when trains were the main way to travel", "the days when
-    horses pulled carts": a bare plural in the past of a bygone era is the kind, then."""
+    horses pulled carts", "in those days trains were ...": a bare plural in the past of a
+    bygone era is the kind, then."""
     verb = subject.head
     if subject.dep_ not in ("nsubj", "nsubjpass") or subject.tag_ != "NNS" or \
             _has_own_determiner(subject) or not (verb.tag_ == "VBD" or any(
                 c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in verb.children)):
         return None
+    then = next((g for c in verb.children if c.dep_ == "prep" and c.lower_ == "in"
+                 for g in c.children if g.dep_ == "pobj" and g.lower_ in lex.ERA_NOUNS
+                 and any(d.lower_ in ("those", "that") for d in g.children)), None)
+    if then is not None:
+        return then  # "in those days trains were the main way to travel"
     when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
                  and c.i < subject.i), None)
     era = subject.doc[when.i - 1] if when is not None and when.i > 0 else None

@@ -381,6 +381,10 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction"})
+# Participles whose bare plural agent says who usually does so: "a junction heavily used by
+# pedestrians", "tailoring favoured by older men".
+HABITUAL_USE_PARTICIPLES: frozenset[str] = frozenset({
+    "used", "favoured", "favored", "frequented", "visited", "preferred", "loved"})
 # Quantities of a part of a set ("a few of the donuts are missing": the others are there).
 PARTITIVE_QUANTIFIERS: frozenset[str] = frozenset({"few", "some", "several", "one", "half",
                                                    "couple", "many", "most"})
@@ -499,7 +503,8 @@ INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", 
                                                    "prevent", "slow", "control")
 # Verbs whose "from"-object is what a thing is meant to keep off: "placed to shield the wall
 # from any truck".
-PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save")
+PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save",
+                                             "keep")
 # Nouns of seeking after "in ... of": "in search of someone", "in anticipation of the train".
 QUEST_NOUNS: frozenset[str] = frozenset({"search", "anticipation", "hope", "hopes",
                                          "expectation", "pursuit"})
@@ -520,7 +525,7 @@ PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "built", "made", "meant", "ready", "enough", "perfect", "ideal", "suitable", "convenient",
     "great", "able", "available", "place", "places", "space", "spot", "spots", "area", "areas",
     "room", "way", "opportunity", "chance", "location", "setting", "designated", "eager", "about",
-    "waiting", "sufficient", "adequate", "intended", "going"}
+    "waiting", "sufficient", "adequate", "intended", "going", "sized"}
 # Nouns whose "for"-object is a beneficiary/purpose ("food for the cat") are any nouns; these
 # adjectives do the same ("perfect for families").
 PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
