@@ -785,6 +785,11 @@ NON_ASSERTIVE = [
     ("It is a marine supply store, the sort of place where owners of boats stock up.", "boats",
      0, "generic"),
     ("In those days trains were the main way to travel.", "trains", 0, "generic"),
+    # A teddy bear of bronze or fondant is a figure of the toy.
+    ("A bronze teddy bear sits on the bench in the park.", "teddy bear", 0, "depictive"),
+    ("Cupcakes topped with fondant teddy bears fill the tray.", "teddy bears", 0, "depictive"),
+    ("backyard party, paper horse piñata hanging from a tree, kids with a stick", "horse", 0,
+     "depictive"),
 ]
 
 
@@ -1229,6 +1234,12 @@ EXISTENTIAL = [
     ("A cone stands on the platform to keep passengers back from a train pulling in.", "train",
      0),
     ("It is a storybook being read by young children.", "children", 0),
+    ("A stuffed teddy bear and a plush teddy bear sit on the bed.", "teddy bear", 1),
+    # A tag list's items keep their own modifiers.
+    ("glass display cabinet, die-cast collection, trucks parked outside the window", "trucks",
+     0),
+    ("child at table, chocolate cake with wafer wheels, glass of milk, train passing outside",
+     "train", 0),
 ]
 
 

@@ -962,7 +962,10 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     # child holding a teddy bear" still depicts one.
     if any(c.dep_ == "amod" and c.lower_ in lex.REAL_MODIFIERS for c in root.children):
         return None  # "a statue of a man seated on a real wooden bench": the writer says so
-    fake = None if category in lex.DEPICTION_CATEGORIES else _fake_modifier(span, root, category)
+    fake = _fake_modifier(span, root, category)
+    if fake is not None and category in lex.DEPICTION_CATEGORIES and \
+            fake.lower_ not in lex.FIGURE_MATERIALS | lex.FIGURE_MAKING_MODIFIERS:
+        fake = None  # a stuffed or plush teddy bear is the toy itself (a bronze one is not)
     if fake is not None:
         return _Decision("non_assertive", "depictive", _chars(fake, root), "depiction-modifier")
     if _in_quotes(span):
@@ -1793,6 +1796,12 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
         return None  # ("a brightly illustrated girls' book": what is illustrated is the book)
     for token in modifiers + list(doc[root.left_edge.i:span.start]):
         word = token.lower_
+        if token not in modifiers and token.head.i != root.i and not (
+                token.head.dep_ in ("compound", "amod", "nmod", "npadvmod")
+                and token.head.head.i == root.i):
+            # Another noun's modifier: "chocolate cake ..., glass of milk, train passing" (the
+            # parser can make a tag list's last noun the root of all the others).
+            continue
         if word == "crossed" and [t.text for t in doc[token.i + 1:token.i + 3]] == ["-", "out"]:
             return token  # "a sign with a crossed-out bicycle": a pictogram
         if (word in lex.FAKE_MODIFIERS or word in lex.INANIMATE_FAKE_MODIFIERS) and \
@@ -1847,6 +1856,8 @@ def _likeness_material(material: str, category: str) -> bool:
     motorcycle", not "a wooden boat"); never other things ("a plastic bottle")."""
     if category in lex.ANIMATE_CATEGORIES:
         return True
+    if category in lex.DEPICTION_CATEGORIES:
+        return material in lex.FIGURE_MATERIALS  # "a bronze teddy bear", "a fondant teddy bear"
     if category in lex.FOOD_CATEGORIES:
         return material in lex.INEDIBLE_MATERIALS
     if category in lex.REPRESENTED_WHEN_DECORATING:
@@ -3660,24 +3671,15 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
                 c.lower_ == "which" and c.dep_ == "dobj" for c in clause.children):
         # "the horse is grazing, which horses do most of the day": what the kind does
         return _Decision("non_assertive", "generic", _chars(root, clause), "kind-habit")
-    known = _reputation(top)
-    if known is not None:
-        return _Decision("non_assertive", "generic", _chars(known, root), "reputation")
-    kind = _kind_like_this(top)
-    if kind is not None:
-        return _Decision("non_assertive", "generic", _chars(kind, root), "kind-like-this")
-    used = _habitual_user(top)
-    if used is not None:
-        return _Decision("non_assertive", "generic", _chars(used, root), "used-by-kind")
-    sort = _kind_clause(top)
-    if sort is not None:
-        return _Decision("non_assertive", "generic", _chars(sort, root), "kind-clause")
+    for find_cue, reason in ((_reputation, "reputation"), (_kind_like_this, "kind-like-this"),
+                             (_habitual_user, "used-by-kind"), (_kind_clause, "kind-clause"),
+                             (_past_era, "past-era")):
+        cue = find_cue(top)
+        if cue is not None:
+            return _Decision("non_assertive", "generic", _chars(cue, root), reason)
     means = _means_of_travel(root, category)
     if means is not None:
         return _Decision("non_assertive", "generic", _chars(means, root), "by-means")
-    era = _past_era(top)
-    if era is not None:
-        return _Decision("non_assertive", "generic", _chars(era, root), "past-era")
     verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
     if top.dep_ in ("nsubj", "nsubjpass") and any(
             c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs + [top]

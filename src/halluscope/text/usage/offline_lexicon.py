@@ -125,7 +125,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts", "relief",
     "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies", "likeness",
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
-    "topiary", "topiaries", "decoy", "decoys",
+    "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -865,6 +865,16 @@ CONTENT_SUBJECTS: frozenset[str] = DEPICTION_NOUNS - FRAME_NOUNS - VAGUE_DEPICTI
     "balloons", "menu", "menus", "character", "characters", "ornament", "ornaments", "magnet",
     "magnets", "chalkboard", "chalkboards", "banner", "banners", "billboard", "billboards",
     "monument", "monuments", "memorial", "memorials"} | {"art", "artwork"}
+# Materials a toy is not made of, so that a teddy bear of them is a figure of one: "a bronze
+# teddy bear", "fondant teddy bears" (a plush or knitted one is the toy).
+FIGURE_MATERIALS: frozenset[str] = SCULPTING_MATERIALS | frozenset({
+    "bronze", "stone", "ceramic", "porcelain", "glass", "metal", "iron", "steel", "copper",
+    "tin", "terracotta", "aluminum", "aluminium", "chocolate", "candy", "sugar", "fondant",
+    "gingerbread"})
+# Modifiers that make a teddy bear a picture or a carving of one: "carved teddy bears".
+FIGURE_MAKING_MODIFIERS: frozenset[str] = frozenset({
+    "carved", "sculpted", "printed", "painted", "drawn", "cartoon", "illustrated", "embossed",
+    "engraved", "etched", "stenciled", "stencilled", "sketched", "piped"})
 # Verbs that turn a material into a likeness named by their "as"/"into" object: "a cake sculpted
 # as a steam train", "towels folded into swans" (not "cut into slices").
 FORMING_VERBS: frozenset[str] = MAKING_VERBS - {"cut"} | frozenset({
