@@ -1889,19 +1889,16 @@ def _in_quotes(span: Span) -> bool:
 # --- negation --------------------------------------------------------------------------------
 
 def _said_absent(root: Token) -> Token | None:
-    """The "absent" of a tag list's "mouse absent", of "vehicles are absent", or the negated verb
-    of "people don't appear anywhere" (not "appear to be")."""
+    """The "absent" of a tag list's "mouse absent" (whatever the parser made of it), or the
+    negated verb of "people don't appear anywhere" (not "appear to be"; "the cup is missing" is
+    the negated predicates' rule)."""
     doc = root.doc
     if root.i + 1 < len(doc) and doc[root.i + 1].lower_ in ("absent", "missing") and (
             root.i + 2 >= len(doc) or doc[root.i + 2].is_punct):
         return doc[root.i + 1]
     verb = root.head
-    if root.dep_ != "nsubj" or _is_definite(root):
-        return None
-    if verb.lower_ in lex.BE_FORMS:
-        return next((c for c in verb.children if c.dep_ == "acomp"
-                     and c.lower_ in ("absent", "missing")), None)
-    if verb.lower_ in lex.APPEAR_FORMS and any(c.dep_ == "neg" for c in verb.children) and \
+    if root.dep_ == "nsubj" and not _is_definite(root) and verb.lower_ in lex.APPEAR_FORMS and \
+            any(c.dep_ == "neg" for c in verb.children) and \
             not any(c.dep_ in ("xcomp", "acomp", "attr", "oprd") for c in verb.children):
         return verb
     return None
@@ -2473,9 +2470,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ == "pobj" and head.lower_ == "from" and child.i == top.i and \
                 guard.lower_ in lex.PROTECTING_VERBS and _has_aux_to(guard) and \
                 not _is_definite(top) and not any(c.dep_ == "acl" for c in top.children):
-            # (not "back from a train pulling in": that one is there)
             # "a post placed to shield the wall from any truck", "there to keep passengers back
-            # from an oncoming train": what it is meant to keep off
+            # from an oncoming train": what it is meant to keep off (not "back from a train
+            # pulling in": that one is there)
             return _Decision("non_assertive", "purpose", _chars(guard, root), "guarded-from")
         if child.dep_ in ("pobj", "pcomp") and head.lower_ == "of" and \
                 head.head.lower_ in lex.QUEST_NOUNS and head.head.head.lower_ == "in":
@@ -3119,8 +3116,8 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
     if after and (after[0].text == "?" or len(after) == 3 and after[0].lower_ == "or"
                   and after[2].text == "?") and not _own_definite(root, top) and \
             doc[_sentence_start(root)].lower_ not in lex.QUESTION_OPENERS:
-        # (not a question asked: "Is there a dog? No.")
-        # a tagger's or a list's guess: "(a frisbee?)", "surfboard or kiteboard?"
+        # A tagger's or a list's guess: "(a frisbee?)", "surfboard or kiteboard?" (not a
+        # question asked: "Is there a dog? No.")
         question = after[0] if after[0].text == "?" else after[2]
         return _Decision("non_assertive", "hedged", _chars(root, question), "questioned")
     if after and after[0].lower_ in lex.HEDGE_ADVERBS and not _own_definite(root, top) and \
