@@ -1774,8 +1774,8 @@ def _placed(predicate: Token) -> bool:
 
 def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
     """A modifier making the noun a representation: "toy car", "stuffed dog", "stuffed animal
-    dog", "dog-shaped"; material words only for animates ("a wooden horse", not "a plastic
-    bottle")."""
+    dog", "dog-shaped"; a material only where it makes a likeness ("a wooden horse", "a plaster
+    pizza", not "a plastic bottle")."""
     doc = span.doc
     first = root
     while first.dep_ == "conj" and _is_noun(first.head) and not any(
@@ -1809,14 +1809,7 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                     word == "drawn" and token.i >= 2 and doc[token.i - 1].text == "-"
                     and doc[token.i - 2].lower_ in lex.DRAUGHT_ANIMALS):  # "horse-drawn"
             if word in lex.MATERIAL_MODIFIERS:
-                if not _likeness_material(word, category) or (
-                        first.i != root.i and category not in lex.ANIMATE_CATEGORIES) or (
-                        root.dep_ == "compound" and root.head.i > root.i
-                        and root.head.lower_ not in ("head", "heads") and (
-                            token.head.i != root.i or category not in lex.ANIMATE_CATEGORIES)):
-                    # The material of "a cardboard pizza box" is the box's (an animal's own
-                    # when the tagger makes it a compound, "a stuffed giraffe standing", and
-                    # the likeness's in "a bronze horse head").
+                if not _material_of_likeness(token, root, first, category):
                     continue
             elif (word in lex.DECORATING_MODIFIERS or word == "painted" and _paint_coat(token)) \
                     and category not in lex.ANIMATE_CATEGORIES:
@@ -1833,6 +1826,20 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 "toy", "toys", "model", "models", "costume", "costumes"}:
         return after[0]  # "another dog decal", the tagger reading "decal" as an adjective
     return None
+
+
+def _material_of_likeness(material: Token, root: Token, first: Token, category: str) -> bool:
+    """Whether a material modifier makes `root` a likeness: a material of one for its category
+    (`_likeness_material`), said of the mention itself. A list shares it only among animals
+    ("plastic horses and giraffes", not "glass bowls of berries, cakes"); a compound's head
+    owns it ("a cardboard pizza box"), except an animal's own when the tagger makes the animal
+    a compound ("a stuffed giraffe standing") and a likeness's head ("a bronze horse head")."""
+    animate = category in lex.ANIMATE_CATEGORIES
+    if not _likeness_material(material.lower_, category) or first.i != root.i and not animate:
+        return False
+    owned_by_head = root.dep_ == "compound" and root.head.i > root.i and \
+        root.head.lower_ not in ("head", "heads")
+    return not owned_by_head or animate and material.head.i == root.i
 
 
 def _named_word(span: Span) -> Token | None:
