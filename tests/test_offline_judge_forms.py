@@ -790,6 +790,64 @@ NON_ASSERTIVE = [
     ("Cupcakes topped with fondant teddy bears fill the tray.", "teddy bears", 0, "depictive"),
     ("backyard party, paper horse piñata hanging from a tree, kids with a stick", "horse", 0,
      "depictive"),
+    # A guess worded as a likeness or as the writer's doubt.
+    ("Far off in the haze floats something akin to a rowing boat.", "boat", 0, "hedged"),
+    ("By the fence stands a dark shape that could pass for a cow.", "cow", 0, "hedged"),
+    ("The soup is dotted with orange flecks suggestive of carrots.", "carrots", 0, "hedged"),
+    ("Behind the counter one can guess at a few bottles on a shelf.", "bottles", 0, "hedged"),
+    ("A white mug sits on the desk; I'd say it's a cup for tea.", "cup", 0, "hedged"),
+    ("the girl is reaching up, in her hand is red thing, it is frisbee i think, on the grass",
+     "frisbee", 0, "hedged"),
+    ("The dog sleeps on something soft, a bed, if I'm not mistaken, near the window.", "bed", 0,
+     "hedged"),
+    ("Two vases, if I'm not mistaken, sit on the top shelf.", "vases", 0, "hedged"),
+    # A place's use in a where-clause with "would"/"could"; a guess with "might" about a thing.
+    ("The bench faces the lake, a spot where people would sit and feed the ducks.", "people", 0,
+     "purpose"),
+    ("The drawer, where a few spoons might be stored, is half open.", "spoons", 0, "hedged"),
+    ("The counter, where a woman may have left her keys, is tidy.", "woman", 0, "hedged"),
+    ("The tram stops at the corner where people would usually wait.", "people", 0, "generic"),
+    # What something is set so that someone can do; what it keeps off; whoever would reach it.
+    ("The rack is mounted low so children can reach it.", "children", 0, "purpose"),
+    ("A crib is built so small children can sleep safely.", "children", 0, "purpose"),
+    ("The cups are lined up so a person could grab one on the way out.", "person", 0,
+     "purpose"),
+    ("A low wall shields the playground from any passing trucks.", "trucks", 0, "purpose"),
+    ("A fence was built to protect the garden from roaming sheep.", "sheep", 0, "purpose"),
+    ("Cookies sit on the table within reach of any child who walks by.", "child", 0,
+     "purpose"),
+    # Absences said by "missing any" and "nowhere in sight".
+    ("The parking lot is silent, missing any cars at this hour.", "cars", 0, "negation"),
+    ("A ball lies on the lawn with its owner, a dog, nowhere in sight.", "dog", 0, "negation"),
+    # Likenesses: a list made of a material, forms carved into heads, things sculpted like
+    # something, what a statue's figure or a stone figure holds, a pictured rider's board.
+    ("The mobile has a giraffe and an elephant made of felt.", "giraffe", 0, "depictive"),
+    ("The bench's ends are carved into the heads of two lions and a horse.", "horse", 0,
+     "depictive"),
+    ("The birthday cake is sculpted like a red bus.", "bus", 0, "depictive"),
+    ("A statue of a boy in a cap holding an umbrella stands in the square.", "umbrella", 0,
+     "depictive"),
+    ("The fountain shows a bronze woman clutching a handbag.", "handbag", 0, "depictive"),
+    ("The sign above the door has a drawing of a man on a skateboard.", "skateboard", 0,
+     "depictive"),
+    # Whom a thing caters to; an owner guessed at; a tag list's or a run-on's "none".
+    ("The cafe has low tables and beanbags, clearly catering to children.", "children", 0,
+     "purpose"),
+    ("A bicycle leans on the rail, and its owner may be a man fishing nearby.", "man", 0,
+     "hedged"),
+    ("beach at dusk, two chairs, umbrella folded, people none, quiet", "people", 0,
+     "negation"),
+    ("the kitchen is clean and there is fridge, dog or cat none at all", "cat", 0,
+     "negation"),
+    ("The road has one bus on it, with cars and trucks missing from the other lanes.", "trucks",
+     0, "negation"),
+    ("The stable could hold many horses, none are visible now.", "horses", 0, "negation"),
+    # What is inside a picture named first; what a statue is of.
+    ("In the painting is a woman holding a cat.", "woman", 0, "depictive"),
+    ("In the mural above the counter, a horse gallops across a field.", "horse", 0,
+     "depictive"),
+    ("On the laptop screen is a dog running on a beach.", "dog", 0, "depictive"),
+    ("The small bronze statue on the desk is of a bird.", "bird", 0, "depictive"),
 ]
 
 
@@ -1240,6 +1298,18 @@ EXISTENTIAL = [
      0),
     ("child at table, chocolate cake with wafer wheels, glass of milk, train passing outside",
      "train", 0),
+    # A figure named a person is one; a habit in a where-clause; a pass is not a purpose; a
+    # real rider's board; the frisbee told apart from the doubt before it.
+    ("The figure on the far bench is a man reading a newspaper.", "man", 0),
+    ("The quarterback passes for a touchdown while the man next to me claps.", "man", 0),
+    ("A boy in a cap rides a skateboard past a poster.", "skateboard", 0),
+    ("The frisbee, i think, is red and lies by a dog.", "dog", 0),
+    ("The man protects the dog from the rain.", "dog", 0),
+    # The captioned image and real places open a sentence too; "none of them" counts.
+    ("In the photo is a man holding a cup.", "man", 0),
+    ("In the kitchen, a woman is slicing bread.", "woman", 0),
+    ("Three dogs are on the rug, none of them asleep.", "dogs", 0),
+    ("The man is a dog owner, perhaps a vet.", "man", 0),
 ]
 
 

@@ -1030,7 +1030,7 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if painted is not None and (root.dep_ != "compound" or _compound(span, root, category) is None):
         # (Not "a zebra crossing painted on the road": the compound is a kind of crossing.)
         return _Decision("non_assertive", "depictive", _chars(root, painted), "painted-on")
-    inverted = _inverted_picture(root)
+    inverted = _inverted_picture(root) or _inside_picture_opening(root)
     if inverted is not None:
         return _Decision("non_assertive", "depictive", _chars(inverted, root), "inverted-picture")
     likeness = _likeness_predicate(root, category)
@@ -1173,6 +1173,11 @@ def _painted_on(root: Token) -> Token | None:
     while root.dep_ == "compound" and root.head.i > root.i:
         root = root.head
     verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
+    # "a zebra and a horse made from paper": the list's participle, hung on its first or its
+    # last item
+    items = [root.head] if root.dep_ == "conj" and _is_noun(root.head) else []
+    items += [c for c in root.children if c.dep_ == "conj"]
+    verbs += [c for item in items for c in item.children if c.dep_ == "acl" and c.i > root.i]
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
     if root.dep_ == "dobj" and root.head.lower_ in lex.PICTURE_ON_VERBS and any(
@@ -1215,6 +1220,52 @@ def _inverted_picture(root: Token) -> Token | None:
     return first if first.lower_ in lex.PRINTING_PARTICIPLES | lex.PICTURE_ON_VERBS else None
 
 
+def _clause_after_opening(holder: Token, root: Token) -> bool:
+    """Whether the mention is in the clause after a comma that ends the opening phrase whose
+    last noun is `holder` (past a participle or a place on it: "In the painting hanging above
+    the bed, a cat ...", "In the mural above the counter, a horse ...")."""
+    doc = holder.doc
+    end = max((c.right_edge.i for c in holder.children if c.dep_ in ("acl", "prep")
+               and c.i > holder.i), default=holder.i)
+    return end + 1 < root.i and doc[end + 1].text == "," and not any(
+        t.text in (",", ";", ":") for t in doc[end + 2:root.i])
+
+
+def _inside_picture_opening(root: Token) -> Token | None:
+    """The opening "in the painting" or "on the screen" of a clause whose "is"/"are" introduces
+    the mention ("In the painting is a woman with a dog", "on the laptop screen are two cats"),
+    or of a sentence whose clause after the comma has it ("In the illustration hanging above the
+    bed, a cat peeks out"). Read word by word; not "in the photo", which can be the captioned
+    image, nor "on the sign", where a bird can sit."""
+    doc = root.doc
+    first = _sentence_start(root)
+    k = root.i - 1
+    while k > first and doc[k].text not in (",", ";", ":"):
+        k -= 1
+    clause = k + 1 if doc[k].text in (",", ";", ":") else k
+    if doc[clause].lower_ in ("and", "but") and clause + 1 < root.i:
+        clause += 1
+    for opening in dict.fromkeys((clause, first)):
+        if doc[opening].lower_ not in ("in", "on"):
+            continue
+        holder = opening + 1
+        while holder + 1 < root.i and all(t.tag_ in _NOUN_PHRASE_TAGS
+                                          for t in doc[holder:holder + 2]):
+            holder += 1  # the opening's noun phrase: "in the old oil painting"
+        inverted = holder + 1 < root.i and doc[holder + 1].lower_ in ("is", "are", "was", "were")
+        if not (inverted and opening == clause or
+                opening == first and _clause_after_opening(doc[holder], root)):
+            continue
+        word = doc[holder].lower_
+        if doc[opening].lower_ == "in" and word in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS or \
+                doc[opening].lower_ == "on" and word in lex.SHOWING_SURFACES:
+            return doc[opening]
+    return None
+
+
+_NOUN_PHRASE_TAGS = frozenset({"DT", "PRP$", "JJ", "NN", "NNS", "NNP", "HYPH"})
+
+
 def _likeness_predicate(root: Token, category: str) -> Token | None:
     """The noun that says what the named thing is: "the locomotive is a plastic model", "the
     bear on the books is a little wooden carving", "the horse on the seat is part of the
@@ -1253,6 +1304,11 @@ def _formed_as(root: Token, category: str) -> Token | None:
     likeness ("a warehouse built as a garage" has no vocabulary word; "tires made into chairs"
     are chairs)."""
     noun = root.head if root.dep_ == "compound" else root  # "carved as horse heads"
+    while noun.dep_ == "conj" and _is_noun(noun.head):
+        noun = noun.head  # "carved into the heads of two lions and a horse"
+    if noun.dep_ == "pobj" and noun.head.lower_ == "of" and \
+            noun.head.head.lower_ in lex.FORM_NOUNS and noun.head.head.dep_ == "pobj":
+        noun = noun.head.head  # "armrests carved into the heads of two horses"
     if noun.dep_ != "pobj" or noun.head.lower_ not in ("as", "into") or \
             category not in lex.REPRESENTED_WHEN_DECORATING:
         return None
@@ -1265,6 +1321,11 @@ def _made_of(root: Token) -> Token | None:
     in bronze": said of an animal or a person, the thing is a representation (the caller checks
     the category)."""
     verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
+    # "a zebra and a horse made from paper": the list's participle, hung on its first or its
+    # last item
+    items = [root.head] if root.dep_ == "conj" and _is_noun(root.head) else []
+    items += [c for c in root.children if c.dep_ == "conj"]
+    verbs += [c for item in items for c in item.children if c.dep_ == "acl" and c.i > root.i]
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
     for verb in verbs:
@@ -1336,6 +1397,9 @@ def _depiction_step(child: Token, head: Token, category: str
         return child, head, "depiction-compound"
     if child.dep_ == "pobj" and head.lower_ == "of":
         noun = head.head
+        if noun.lower_ in lex.BE_FORMS and noun.i < head.i:
+            # "the statue is of a man in a suit": what the statue shows
+            noun = _subject_of(noun) or noun
         # "a pattern of ducks", "the shape of a horse" show animals ("the shape of a cake" is
         # the cake's own shape, "a sign of life" no picture).
         content = noun.lower_ not in lex.NOT_CONTENT_OF or noun.lower_ in ("pattern",
@@ -1348,12 +1412,15 @@ def _depiction_step(child: Token, head: Token, category: str
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
     if child.dep_ == "prep" and child.lower_ in ("on", "atop") and \
-            head.lower_ in lex.DEPICTION_NOUNS and category in lex.ANIMATE_CATEGORIES - {
-                "person"} and any(c.dep_ == "prep" and c.lower_ == "of" and c.i < child.i
-                                  for c in head.children) and (
+            head.lower_ in lex.DEPICTION_NOUNS and any(
+                c.dep_ == "prep" and c.lower_ == "of" and c.i < child.i and (
+                    category in lex.ANIMATE_CATEGORIES - {"person"} or
+                    category in lex.RIDDEN_CATEGORIES and any(_is_animate(g) for g in c.children))
+                for c in head.children) and (
             head.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(head)):
-        # "a statue of a soldier on a horse": the rider's mount is shown with the rider (the
-        # parser hangs "on" on the picture, which is not hung on an animal)
+        # "a statue of a soldier on a horse", "a drawing of a man on a skateboard": the rider's
+        # mount is shown with the rider (the parser hangs "on" on the picture, which is not
+        # hung on an animal or a board)
         return head.left_edge, child, "depiction-of"
     if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
         subject = _subject_of(head) or (_subject_of(head.head) if head.dep_ == "advcl" else None)
@@ -1552,21 +1619,28 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.head.left_edge, head, "depicted-action"  # "a painted dog riding a skateboard"
     if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
         subject = _showing_subject(head)  # (through "it": "The statue ... it is holding a pizza")
-        if subject is not None and subject.i < head.i and subject.lower_ in \
+        while subject is not None and subject.dep_ == "pobj" and subject.head.lower_ in (
+                "of", "in") and subject.i < head.i and subject.lower_ not in lex.DEPICTION_NOUNS:
+            subject = subject.head.head  # "a statue of a child in a pink hat holding a teddy bear"
+        if subject is not None and subject.i < head.i and (subject.lower_ in (
                 lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs", "logo", "logos",
-                                                          "magnet", "magnets"}:
-            # "the statue holds a pizza" (a magnet holds a real list on a real door)
+                                                         "magnet", "magnets"}) or any(
+                c.dep_ in ("amod", "compound") and c.lower_ in lex.MATERIAL_MODIFIERS and
+                _likeness_material(c.lower_, _category_of(subject) or "")
+                for c in subject.children)):
+            # "the statue holds a pizza", "a stone girl clutching a teddy bear" (a magnet holds
+            # a real list on a real door)
             return subject.left_edge, head, "held-by-depiction"
     if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
         # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)
         if subject is not None and subject.lower_ in lex.VAGUE_DEPICTION_NOUNS and (
-                _raised_hedge_cue(head, child) is not None or subject.lower_ not in (
-                    "figure", "figures") and not any(t.lower_ in lex.FAKE_MODIFIERS
-                                                     for t in subject.subtree if t.i < subject.i)):
+                _raised_hedge_cue(head, child) is not None or (subject.lower_ not in (
+                    "figure", "figures") or category == "person") and not any(
+                    t.lower_ in lex.FAKE_MODIFIERS for t in subject.subtree if t.i < subject.i)):
             # "the shape could be a dog", "a dark shape at the end of the street is a parked
-            # truck": an unidentified thing, guessed at or named (not "the paper shape is a
-            # horse", "the figure on the cake is a horse")
+            # truck", "the figure on the bench is a person": an unidentified thing, guessed at
+            # or named (not "the paper shape is a horse", "the figure on the cake is a horse")
             return None
         sign_of = subject is not None and subject.lower_ in ("sign", "signs") and any(
             c.dep_ == "prep" and c.lower_ == "of" and any(
@@ -1896,13 +1970,29 @@ def _in_quotes(span: Span) -> bool:
 # --- negation --------------------------------------------------------------------------------
 
 def _said_absent(root: Token) -> Token | None:
-    """The "absent" of a tag list's "mouse absent" (whatever the parser made of it), or the
-    negated verb of "people don't appear anywhere" (not "appear to be"; "the cup is missing" is
-    the negated predicates' rule)."""
+    """The "absent" or "none" after a list's "mouse absent", "car none at all" (whatever the
+    parser made of them), or the negated verb of "people don't appear anywhere" (not "appear to
+    be"; "the cup is missing" is the negated predicates' rule)."""
     doc = root.doc
-    if root.i + 1 < len(doc) and doc[root.i + 1].lower_ in ("absent", "missing") and (
-            root.i + 2 >= len(doc) or doc[root.i + 2].is_punct):
-        return doc[root.i + 1]
+    k = root.i + 1
+    while k < min(len(doc), root.i + 6) and (doc[k].lower_ in ("and", "or") or doc[k].tag_ in (
+            "NN", "NNS", "JJ", "DT")) and doc[k].lower_ not in lex.ABSENCE_WORDS | {"none"}:
+        k += 1  # past the rest of a list: "cars and people missing from the lane"
+    comma = k < len(doc) and doc[k].text == "," and k + 1 < len(doc) and \
+        doc[k + 1].lower_ in ("there", "none")
+    k += comma
+    if k + 1 < len(doc) and doc[k].lower_ == "there" and doc[k + 1].lower_ in ("is", "are"):
+        k += 2  # "bicycles and motorcycles there are none"
+    after = [t.lower_ for t in doc[k + 1:k + 3]]
+    if k < len(doc) and (doc[k].lower_ in ("absent", "missing") and (
+            not after or after[0] in (",", ".", ";", "from")) or
+            doc[k].lower_ == "none" and (not comma and after[:1] != ["of"] or not after or after[
+                0] in (",", ".", ";", "at") or after[0] in ("is", "are") and after[1:] and
+                after[1] in lex.EXISTENCE_PREDICATES)):
+        # "mouse absent", "people none, objects none", "car none at all", "with cars missing
+        # from the rest of the lane", "several horses, none are visible" (not "none of them",
+        # "dogs, none wearing collars")
+        return doc[k]
     verb = root.head
     if root.dep_ == "nsubj" and not _is_definite(root) and verb.lower_ in lex.APPEAR_FORMS and \
             any(c.dep_ == "neg" for c in verb.children) and \
@@ -2017,11 +2107,13 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
         # "empty of cars", "a road free from cars" (not "the dog broke free of a man")
         return _Decision("non_assertive", "negation", _chars(head.head, root), "absence-of")
     if listed.dep_ == "dobj" and (listed.head.lower_ in lex.NEGATIVE_VERBS or (
-            listed.head.lower_ == "missing" and any(c.dep_ == "aux" and c.lower_ in lex.BE_FORMS
-                                                    for c in listed.head.children)
+            listed.head.lower_ == "missing" and (any(
+                c.dep_ == "aux" and c.lower_ in lex.BE_FORMS for c in listed.head.children)
+                or any(c.dep_ == "det" and c.lower_ == "any" for c in listed.children))
             and not _is_animate(_subject_of(listed.head) or listed.head))):
-        # "lacks a television", "the shelf is missing a vase" (not "he missed the ball", "the
-        # dog is missing the frisbee": failing to catch it)
+        # "lacks a television", "the shelf is missing a vase", "the street lies empty, missing
+        # any other cars" (not "he missed the ball", "the dog is missing the frisbee": failing
+        # to catch it)
         return _Decision("non_assertive", "negation", _chars(listed.head, root), "lack")
     if listed.lower_ in ("none", "neither") and listed.dep_ in _SUBJECT_DEPS and \
             _is_presence_predicate(listed.head):
@@ -2036,6 +2128,15 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
                    c.lower_ in lex.NEGATIVE_VERBS), None)
     if absent is not None:  # "with trucks and cars entirely absent from both lanes"
         return _Decision("non_assertive", "negation", _chars(root, absent), "absent")
+    after = [t.lower_ for t in span.doc[span.end:span.end + 5]]
+    if after[:1] == [","]:
+        after = after[1:]  # ("its owner, a dog, nowhere in sight")
+    if after[:1] == ["nowhere"] and (after[1:3] in (["in", "sight"], ["in", "view"]) or
+                                     after[1:3] == ["to", "be"]):
+        # "a car parked along the curb and people nowhere in sight" (the parser hangs
+        # "nowhere" on the participle)
+        nowhere = next(t for t in span.doc[span.end:span.end + 2] if t.lower_ == "nowhere")
+        return _Decision("non_assertive", "negation", _chars(root, nowhere), "nowhere-seen")
     denied = _verbal_negation(top, root)
     if denied is None and listed.i != top.i:
         # "does not have a hat or an umbrella", "a cat and a dog are not visible": the
@@ -2394,9 +2495,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
         return _Decision("non_assertive", "purpose", _chars(root, root.head), "for-whom")
     top = _np_top(root)
     if top.dep_ == "pobj" and _within_reach(top.head) and not _is_definite(top) and (
-            top.head.lower_ in ("for", "by") or top.lower_ in lex.INDEFINITE_PRONOUNS):
+            top.head.lower_ in ("for", "by") or top.lower_ in lex.INDEFINITE_PRONOUNS or any(
+                c.dep_ == "det" and c.lower_ == "any" for c in top.children)):
         # "within easy reach for someone who wants a snack", "within reachable distance by
-        # someone standing", "within reach of anyone at the table": whoever would reach it
+        # someone standing", "within reach of anyone at the table", "within reach of any child
+        # who wants one": whoever would reach it
         return _Decision("non_assertive", "purpose", _chars(top.head, root), "within-reach")
     enabler = _enabler(top)
     if enabler is not None:
@@ -2407,6 +2510,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
         # "a kid-sized table", "a dog-friendly café": whom a thing is made for (a "calf-size"
         # or "dog-sized" thing only compares)
         return _Decision("non_assertive", "purpose", _chars(root, after[1]), "sized-for")
+    so_mark = _so_can_before(top, root)
+    if so_mark is not None:
+        return _Decision("non_assertive", "purpose", _chars(so_mark, root), "purpose-clause")
     whichever = next((c for c in root.children if c.dep_ == "det" and c.lower_ == "whichever"),
                      None)
     if whichever is not None:  # "ready for whichever kid wants more": whoever it turns out to be
@@ -2473,13 +2579,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             if _is_possessed(top):
                 return _Decision("existential", reason="possessive-under-purpose")
             return _Decision("non_assertive", "purpose", _chars(head, root), "for-gerund")
-        guard = head.head.head if head.head.lower_ in ("back", "away") else head.head
-        if child.dep_ == "pobj" and head.lower_ == "from" and child.i == top.i and \
-                guard.lower_ in lex.PROTECTING_VERBS and _has_aux_to(guard) and \
-                not _is_definite(top) and not any(c.dep_ == "acl" for c in top.children):
-            # "a post placed to shield the wall from any truck", "there to keep passengers back
-            # from an oncoming train": what it is meant to keep off (not "back from a train
-            # pulling in": that one is there)
+        guard = _guard_against(child, head, top)
+        if guard is not None:
             return _Decision("non_assertive", "purpose", _chars(guard, root), "guarded-from")
         if child.dep_ in ("pobj", "pcomp") and head.lower_ == "of" and \
                 head.head.lower_ in lex.QUEST_NOUNS and head.head.head.lower_ == "in":
@@ -2594,6 +2695,47 @@ def _purpose_rules(root: Token) -> _Decision | None:
     return None
 
 
+def _guard_against(child: Token, head: Token, top: Token) -> Token | None:
+    """The verb of "a post placed to shield the wall from any truck", "there to keep passengers
+    back from an oncoming train", "a post that shields it from any passing cars", "to protect
+    it from passing cars" (the parser's gerund): what a thing is meant to keep off (not "back
+    from a train pulling in": that one is there)."""
+    if child.i != top.i or _is_definite(top) or any(c.dep_ == "acl" for c in top.children):
+        return None
+    if child.dep_ == "dobj" and head.dep_ == "pcomp" and head.lower_ in lex.PASSING_PARTICIPLES:
+        head = head.head  # "from passing cars"
+    elif child.dep_ != "pobj":
+        return None
+    guard = head.head.head if head.head.lower_ in ("back", "away") else head.head
+    if head.lower_ != "from" or guard.lower_ not in lex.PROTECTING_VERBS or not (
+            _has_aux_to(guard) or any(c.dep_ == "det" and c.lower_ == "any"
+                                      for c in top.children)):
+        return None
+    return guard
+
+
+def _so_can_before(top: Token, root: Token) -> Token | None:
+    """The "so" of "a rack built so surfboards can be strapped on", "mugs arranged so a person
+    could grab them", read word by word where the parser hangs the clause elsewhere: after a
+    participle or a placing adverb, "so (that)", the noun phrase and "can"/"could" (not "it
+    rained, so people could not leave")."""
+    doc = top.doc
+    k = top.left_edge.i - 1
+    if top.left_edge.lower_ == "so":
+        k += 1  # (the parser can hang "so" on the noun)
+    if k >= 0 and doc[k].lower_ == "that":
+        k -= 1
+    if k < 1 or doc[k].lower_ != "so" or _is_definite(top) or not (
+            doc[k - 1].tag_ in ("VBN", "RP") or doc[k - 1].lower_ in (
+                "there", "together", "apart", "close", "low", "high")):  # ("lined up so")
+        return None
+    after = doc[root.i + 1:root.i + 3]
+    if not after or after[0].lower_ not in ("can", "could") or any(
+            t.dep_ == "neg" for t in after):
+        return None
+    return doc[k]
+
+
 def _so_can(clause: Token) -> bool:
     """ "set out so people can take a seat": "so" with "can" gives a purpose, as "so that" does
     (not "so" with a past result: "it rained, so people left"). The parser may hang it on the
@@ -2650,8 +2792,9 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     anchor = prep.head
     word = anchor.lower_
     before = prep.doc[prep.i - 1].lower_ if prep.i > 0 else ""
-    if word in lex.NON_PURPOSE_FOR_HEADS or before in lex.NON_PURPOSE_FOR_HEADS:
-        return None  # "except for the cars", "as for"
+    if word in lex.NON_PURPOSE_FOR_HEADS or before in lex.NON_PURPOSE_FOR_HEADS or (
+            word in ("pass", "passes", "passed") and anchor.tag_.startswith("VB")):
+        return None  # "except for the cars", "as for", "could pass for a cow": a likeness
     if _generic_anchor(anchor):
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
@@ -2751,6 +2894,7 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     if decision is not None:
         return decision
     return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
+        _likeness_idiom(span, top) or _belief_aside(span, top) or\
         _idiom_hedge(span, root, top)
 
 
@@ -2791,6 +2935,56 @@ def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
             if rest[k:k + 3] == ["or", "so", "it"] and rest[k + 3] in ("seems", "appears"):
                 return _Decision("non_assertive", "hedged", _chars(root, doc[span.end + k + 3]),
                                  "or-so-it-seems")
+    return None
+
+
+def _belief_aside(span: Span, top: Token) -> _Decision | None:
+    """The writer's doubt said right after the noun phrase or right before it: "it is a frisbee
+    i think", "holding a suitcase or a backpack, i am not sure", "a bed, if I'm not mistaken",
+    "if I'm not mistaken, a stack of folding chairs" (not "the frisbee, i think, is red")."""
+    doc = span.doc
+    if any(c.dep_ == "poss" or c.dep_ in ("det", "predet") and
+           c.lower_ in lex.DEFINITE_DETERMINERS for t in (top, span.root) for c in t.children):
+        return None  # (its determiners only: a bare "frisbee" can be tagged a proper noun)
+    # (Before the noun phrase's own words: the parser can hang the aside on the noun.)
+    start = min((c.i for c in span.root.children if c.dep_ in ("det", "amod", "compound",
+                                                               "nummod") and c.i < span.start),
+                default=span.start)
+    before = " ".join(t.lower_ for t in doc[max(0, start - 6):start])
+    for end in dict.fromkeys((span.end, max(top.right_edge.i + 1, span.end))):
+        # (right after the noun, or after its whole phrase: "a suitcase or a backpack")
+        if end < len(doc) and doc[end].text in (",", "-", "–", "—", "("):
+            end += 1
+        after = " ".join(t.lower_ for t in doc[end:end + 5]) + " "
+        for phrase in lex.DOUBT_ASIDES:
+            stop = end + len(phrase.split())
+            if after.startswith(phrase + " ") and (
+                    stop >= len(doc) or doc[stop].is_punct or not phrase.startswith("i ")):
+                return _Decision("non_assertive", "hedged", _chars(span[0], doc[stop - 1]),
+                                 "doubt-aside")
+    for phrase in lex.DOUBT_ASIDES:
+        if phrase.startswith("if ") and before.rstrip(" ,").endswith(phrase):
+            cue = doc[max(0, start - 6):start]
+            first = next(t for t in cue if t.lower_ == "if")
+            return _Decision("non_assertive", "hedged", _chars(first, span[-1]), "doubt-aside")
+    return None
+
+
+def _likeness_idiom(span: Span, top: Token) -> _Decision | None:
+    """A guess worded as a likeness, right before the noun phrase: "something akin to a kayak",
+    "a shape that could pass for a cow", "shreds suggestive of carrots", "one can guess at a few
+    umbrellas", "I'd say it's a vase"."""
+    doc = span.doc
+    k = min(top.left_edge.i, span.start) - 1
+    while k >= 0 and doc[k].lower_ in ("it", "'s", "is", "are", "that", "at"):
+        k -= 1  # "I'd say it's a vase", "one can guess at a few umbrellas", "what I'd say are"
+    before = [t.lower_ for t in doc[max(0, k - 2):k + 1]]
+    if before[-2:] in (["akin", "to"], ["suggestive", "of"]) or before[-1:] in (
+            ["for"], ["as"]) and before[-2:-1] in (["pass"], ["passes"], ["passed"]) or \
+            before[-2:] in (["can", "guess"], ["'d", "say"], ["would", "say"]) and \
+            before[0] in ("i", "one", "we"):
+        first = doc[k - 2] if before[0] in ("i", "one", "we") else doc[k - 1]
+        return _Decision("non_assertive", "hedged", _chars(first, span[-1]), "lookalike")
     return None
 
 
@@ -3195,9 +3389,11 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
         if anchor is not None and cue is not None and anchor.i > cue.i:
             return False
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
-    # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be").
+    # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be"),
+    # nor an owner, who need not be there ("its owner might be a woman").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
-        not _other_object(anchor, category) and not _hedged_pivot(anchor)
+        anchor.lower_ not in ("owner", "owners") and not _other_object(anchor, category) and \
+        not _hedged_pivot(anchor)
 
 
 def _hedged_pivot(anchor: Token) -> bool:
@@ -3619,7 +3815,8 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
         _possessed_by_generic(top) or not (_is_definite(top) or _is_definite(root))) else None
     if where is not None:
         # "a path where people usually walk their dogs": the dogs of a habit.
-        return _Decision("non_assertive", "generic", _chars(where, root), "where-habitual")
+        return _where_modal(verb, where, root) or _Decision(
+            "non_assertive", "generic", _chars(where, root), "where-habitual")
     if root.dep_ == "pobj" and root.head.lower_ == "of" and root.tag_ == "NNS" and \
             root.head.head.lower_ in lex.KIND_NOUNS and not _has_own_determiner(root) and \
             not any(c.dep_ == "nummod" or c.lower_ in lex.ASSORTMENT_WORDS
@@ -3689,7 +3886,8 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
             c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs + [top]
             for c in v.children):  # "where" is sometimes attached to the subject
         if _habit_or_possibility(clause) and not _describes_instances(top, clause):
-            return _Decision("non_assertive", "generic", _chars(root, clause), "where-habitual")
+            return _where_modal(clause, clause, root) or _Decision(
+                "non_assertive", "generic", _chars(root, clause), "where-habitual")
     for child, head in _ancestors(top):
         if _has_aux_to(head):
             governor = head.head  # "it is not common to see a cat": "common" or beside "is"
@@ -3858,6 +4056,28 @@ def _comparison(prep: Token) -> bool:
         return governor.tag_ in ("JJR", "RBR") and governor.lower_ not in ("more", "rather")
     return prep.lower_ == "as" and governor.tag_ == "JJ" and governor.i > 0 and \
         prep.doc[governor.i - 1].lower_ == "as"
+
+
+def _where_modal(verb: Token, cue: Token, root: Token) -> _Decision | None:
+    """A where-clause's modal makes it a place's use or a guess, not a habit: "a spot where
+    people would sit", "where someone could use it" (a purpose); "a shelf where a few bottles
+    might be hidden" (a guess). "Where dogs can play" and "where cars may park" stay what the
+    kind does there."""
+    while verb.dep_ in ("xcomp", "conj") and verb.head.tag_.startswith("VB"):
+        verb = verb.head  # ("could sit down and relax")
+    modal = next((c.lower_ for c in verb.children if c.dep_ == "aux" and c.tag_ == "MD"), None)
+    if any(c.lower_ in lex.HABITUAL_ADVERBS for c in verb.children):
+        return None  # "where trucks would usually pass": a habit
+    if modal in ("would", "could"):
+        return _Decision("non_assertive", "purpose", _chars(cue, root), "where-would")
+    subject = _subject_of(verb)
+    auxiliaries = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
+    if modal in ("may", "might") and ("have" in auxiliaries or "be" in auxiliaries and (
+            subject is None or _category_of(subject) != "person")):
+        # "where a boat may be anchored", "where a person may have poured a drink" (not "a
+        # street where cars may park", "near where people might be standing": whoever does)
+        return _Decision("non_assertive", "hedged", _chars(cue, root), "where-might")
+    return None
 
 
 def _where_habit(verb: Token) -> Token | None:

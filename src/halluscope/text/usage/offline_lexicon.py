@@ -80,7 +80,8 @@ NEGATIVE_DETERMINERS: frozenset[str] = frozenset({"no", "neither", "nor"})
 VERB_NEGATIONS: frozenset[str] = frozenset({"not", "n't", "n’t", "never"})
 # "not only/just X" and "not far from X" do not deny X.
 NOT_FOLLOWERS_THAT_CANCEL: frozenset[str] = frozenset({"only", "just", "merely", "far", "too",
-                                                       "quite", "very", "necessarily"})
+                                                       "quite", "very", "necessarily",
+                                                       "mistaken", "sure", "certain"})
 # Quantities a negation only limits, leaving some there: "not many cars", "no more than two
 # people", "not all of the chairs".
 LIMITED_QUANTITIES: frozenset[str] = frozenset({"many", "much", "all", "every"})
@@ -242,10 +243,15 @@ ANIMATE_CATEGORIES: frozenset[str] = frozenset({
     "person", "bird", "cat", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra",
     "giraffe",
 })
+# What a pictured rider sits on, shown with the rider: "a drawing of a man on a skateboard" (a
+# picture of a dragon on a skateboard can be a sticker on a real one).
+RIDDEN_CATEGORIES: frozenset[str] = frozenset({
+    "skateboard", "surfboard", "snowboard", "skis", "bicycle", "motorcycle", "boat"})
 # Verbs that put their "with"-object or direct object on a surface as decoration or text.
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
-    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool") | {
+    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool",
+    "weave") | {
     "painted", "printed", "stencilled"}
 # Things whose decorations are pictures, whatever they show: "a wooden sign decorated with a
 # comb and a pair of scissors".
@@ -434,7 +440,13 @@ OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if", "unless"})
 # shaped like a car").
 FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
                                              "dressed", "disguised", "costumed", "molded",
-                                             "moulded", "formed", "decorated", "painted"})
+                                             "moulded", "formed", "decorated", "painted",
+                                             "sculpted", "crafted", "fashioned", "folded",
+                                             "twisted"})
+# Nouns of a form whose "of"-object is what the form shows: "carved into the heads of two
+# horses", "folded into the shape of a swan".
+FORM_NOUNS: frozenset[str] = frozenset({"head", "heads", "shape", "shapes", "form", "forms",
+                                        "likeness", "figure", "figures", "silhouette"})
 # Verbs whose object a representation imitates: "a toy resembling a donkey", "a hydrant painted
 # to resemble a train".
 RESEMBLING_VERBS: frozenset[str] = verb_forms("resemble", "mimic", "imitate", "depict")
@@ -505,6 +517,9 @@ INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", 
 # from any truck".
 PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save",
                                              "keep")
+# Participles of traffic going by, which the parser can read as a gerund: "from passing cars".
+PASSING_PARTICIPLES: frozenset[str] = frozenset({"passing", "oncoming", "approaching",
+                                                 "speeding", "moving"})
 # Nouns of seeking after "in ... of": "in search of someone", "in anticipation of the train".
 QUEST_NOUNS: frozenset[str] = frozenset({"search", "anticipation", "hope", "hopes",
                                          "expectation", "pursuit"})
@@ -512,7 +527,8 @@ QUEST_NOUNS: frozenset[str] = frozenset({"search", "anticipation", "hope", "hope
 HOPING_VERBS: frozenset[str] = verb_forms("hope", "wish", "pray")
 # Participles whose "at"/"to"-object is an audience: "a storybook aimed at preschool children".
 AIMED_AT_HEADS: frozenset[str] = frozenset({"aimed", "geared", "targeted", "tailored",
-                                            "marketed", "catered"})
+                                            "marketed", "catered", "catering", "caters",
+                                            "cater"})
 # Verbs of capacity: under "can"/"could" their object is what there is room for ("the lot can
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
@@ -915,6 +931,15 @@ PERMISSION_PARTICIPLES: frozenset[str] = frozenset({"allowed", "permitted"})
 # What a thing "out of" or "outside" is not in when it is not shown: "the dog is out of frame".
 FRAME_WORDS: frozenset[str] = frozenset({"frame", "view", "sight", "shot", "picture", "image",
                                          "photo", "scene"})
+# The writer's doubt as an aside next to a noun phrase: "it is a frisbee i think", "a bed, if
+# I'm not mistaken". (Tokens as the parser splits them: "i 'm", "do n't".) Those starting with
+# "i" count only at the end of a clause ("a cat i think is asleep" is a different sentence).
+DOUBT_ASIDES: tuple[str, ...] = (
+    "i think", "i guess", "i believe", "i suppose", "i 'm not sure", "i am not sure",
+    "not sure", "i can not tell", "i cannot tell", "i ca n't tell", "i do n't know",
+    "i dont know", "if i 'm not mistaken", "if i am not mistaken", "hard to say",
+    "hard to tell", "hard to see", "it is not clear", "it 's not clear", "one would guess",
+    "one can guess", "i 'd guess", "i would guess", "i 'd say", "i would say", "one would say")
 # Nouns whose "that"-clause is a possibility, not a claim: "there is a chance that a bird is
 # nearby".
 HEDGE_NOUNS: frozenset[str] = frozenset({"chance", "possibility", "likelihood", "probability"})
