@@ -848,6 +848,18 @@ NON_ASSERTIVE = [
      "depictive"),
     ("On the laptop screen is a dog running on a beach.", "dog", 0, "depictive"),
     ("The small bronze statue on the desk is of a bird.", "bird", 0, "depictive"),
+    ("A round sign bearing a black motorcycle stands at the gate.", "motorcycle", 0,
+     "depictive"),
+    ("An old canvas rendering a woman with an umbrella hangs in the hall.", "woman", 0,
+     "depictive"),
+    # A guess in a relative clause; whichever bus comes next; a likeness guessed at.
+    ("The curtain, behind which a child might be hiding, moves a little.", "child", 0,
+     "hedged"),
+    ("Commuters wait at the stop, hoping that the next bus will come soon.", "bus", 0,
+     "purpose"),
+    ("On the sill sit two round shapes reminiscent of oranges.", "oranges", 0, "hedged"),
+    ("A painting of a woman in a blue coat sitting at her table with a cup of tea hangs there.",
+     "cup", 0, "depictive"),
 ]
 
 
@@ -1310,6 +1322,7 @@ EXISTENTIAL = [
     ("In the kitchen, a woman is slicing bread.", "woman", 0),
     ("Three dogs are on the rug, none of them asleep.", "dogs", 0),
     ("The man is a dog owner, perhaps a vet.", "man", 0),
+    ("A painting of a woman in a blue coat hangs above a chair.", "chair", 0),
 ]
 
 

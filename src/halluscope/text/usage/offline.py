@@ -1422,6 +1422,16 @@ def _depiction_step(child: Token, head: Token, category: str
         # mount is shown with the rider (the parser hangs "on" on the picture, which is not
         # hung on an animal or a board)
         return head.left_edge, child, "depiction-of"
+    if child.dep_ == "acl" and child.tag_ == "VBG" and head.lower_ in lex.DEPICTION_NOUNS and (
+            head.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(head)) and any(
+                c.dep_ == "prep" and c.lower_ == "of" and c.i < child.i and any(
+                    _is_animate(g) for g in c.children) for c in head.children) and (
+            child.lower_ not in lex.PLACEMENT_PARTICIPLES | lex.HUNG_PARTICIPLES or any(
+                t.lower_ in ("his", "her", "their") for t in child.subtree)):
+        # "a painting of an older man in a top hat sitting at his desk with a laptop": the
+        # parser hangs the depicted man's participle on the painting (not "a painting of a
+        # man hanging above the sofa", "a poster of a cat leaning against the wall")
+        return head.left_edge, child, "depiction-of"
     if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
         subject = _subject_of(head) or (_subject_of(head.head) if head.dep_ == "advcl" else None)
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
@@ -2589,8 +2599,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
             return _Decision("non_assertive", "purpose", _chars(head.head.head, root),
                              "in-search-of")
         if child.dep_ == "nsubj" and child.i == top.i and head.dep_ == "ccomp" and \
-                head.head.lower_ in lex.HOPING_VERBS and not _is_definite(top) and \
-                not _is_definite(root):  # (not "hoping that one of the people will drop one")
+                head.head.lower_ in lex.HOPING_VERBS and (not _is_definite(top) and
+                                                          not _is_definite(root) or any(
+                    c.lower_ in ("next", "upcoming") for c in root.children)):
+            # (not "hoping that one of the people will drop one"; "the next bus" is whichever
+            # comes)
             # "hoping someone will arrive to meet her": whoever is hoped for
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "hoped-for")
         if child.dep_ == "pobj" and head.lower_ == "with" and child.i == top.i and any(
@@ -2837,6 +2850,9 @@ def _use_relative(clause: Token) -> bool:
                                          for c in clause.children) or any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
         return False  # (a that-clause: "streaks hint that vehicles may have passed")
+    auxiliaries = {c.lower_ for c in clause.children if c.dep_ in ("aux", "auxpass")}
+    if auxiliaries & {"might", "may"} and auxiliaries & {"be", "have"}:
+        return False  # a guess at what goes on there: "behind which a person might be standing"
     return any(c.dep_ == "prep" and any(g.lower_ == "which" for g in c.children)
                or c.dep_ in ("prt", "prep") and not list(c.children) and c.i > clause.i
                for c in clause.children)
@@ -2972,18 +2988,18 @@ def _belief_aside(span: Span, top: Token) -> _Decision | None:
 
 def _likeness_idiom(span: Span, top: Token) -> _Decision | None:
     """A guess worded as a likeness, right before the noun phrase: "something akin to a kayak",
-    "a shape that could pass for a cow", "shreds suggestive of carrots", "one can guess at a few
-    umbrellas", "I'd say it's a vase"."""
+    "a shape that could pass for a cow", "shreds suggestive of carrots", "objects reminiscent of
+    bottles", "one can guess at a few umbrellas", "I'd say it's a vase"."""
     doc = span.doc
     k = min(top.left_edge.i, span.start) - 1
     while k >= 0 and doc[k].lower_ in ("it", "'s", "is", "are", "that", "at"):
         k -= 1  # "I'd say it's a vase", "one can guess at a few umbrellas", "what I'd say are"
-    before = [t.lower_ for t in doc[max(0, k - 2):k + 1]]
-    if before[-2:] in (["akin", "to"], ["suggestive", "of"]) or before[-1:] in (
-            ["for"], ["as"]) and before[-2:-1] in (["pass"], ["passes"], ["passed"]) or \
-            before[-2:] in (["can", "guess"], ["'d", "say"], ["would", "say"]) and \
-            before[0] in ("i", "one", "we"):
-        first = doc[k - 2] if before[0] in ("i", "one", "we") else doc[k - 1]
+    before = tuple(t.lower_ for t in doc[max(0, k - 2):k + 1])
+    likeness = before[-2:] in lex.LIKENESS_IDIOMS or before[-1:] in (("for",), ("as",)) and \
+        before[-2:-1] in (("pass",), ("passes",), ("passed",))
+    guess = before[-2:] in lex.GUESS_IDIOMS and before[0] in ("i", "one", "we")
+    if likeness or guess:
+        first = doc[k - 2] if guess else doc[k - 1]
         return _Decision("non_assertive", "hedged", _chars(first, span[-1]), "lookalike")
     return None
 
@@ -3163,6 +3179,11 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
             not _is_definite(subject):
         # "a newspaper that someone must have left behind"
         return next(c for c in predicate.children if c.lower_ == "must")
+    auxiliaries = {c.lower_: c for c in predicate.children if c.dep_ in ("aux", "auxpass")}
+    if predicate.dep_ == "relcl" and not _is_definite(subject) and \
+            auxiliaries.keys() & {"might", "may"} and auxiliaries.keys() & {"be", "have"}:
+        # "a door behind which a person might be standing", "a cup a guest may have used"
+        return auxiliaries.get("might") or auxiliaries["may"]
     stated_clause = predicate.dep_ == "advcl" and any(
         c.dep_ == "mark" and c.lower_ in lex.STATED_CLAUSE_MARKS for c in predicate.children)
     if predicate.dep_ not in ("ROOT", "conj", "ccomp") and not stated_clause or \

@@ -282,8 +282,8 @@ PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "sta
 DEPICTING_VERBS: frozenset[str] = verb_forms(
     "depict", "portray", "show", "display", "feature", "say", "read", "spell", "illustrate",
     "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn", "play",
-    "stream", "represent") | {
-    "shown", "said", "written", "writes", "write", "read", "banned", "banning"}
+    "stream", "represent", "render") | {
+    "shown", "said", "written", "writes", "write", "read", "banned", "banning", "bearing"}
 # What people read (a sign "reading" shows text; someone "reading a book" is a reader).
 READING_MATTER: frozenset[str] = frozenset({"book", "books", "newspaper", "newspapers",
                                             "magazine", "magazines", "novel", "novels", "menu",
@@ -931,6 +931,12 @@ PERMISSION_PARTICIPLES: frozenset[str] = frozenset({"allowed", "permitted"})
 # What a thing "out of" or "outside" is not in when it is not shown: "the dog is out of frame".
 FRAME_WORDS: frozenset[str] = frozenset({"frame", "view", "sight", "shot", "picture", "image",
                                          "photo", "scene"})
+# Words before a noun phrase that offer it as a likeness ("something akin to a kayak", "flecks
+# suggestive of carrots") or as the writer's guess ("I'd say a vase", "one can guess a cow").
+LIKENESS_IDIOMS: frozenset[tuple[str, ...]] = frozenset({
+    ("akin", "to"), ("suggestive", "of"), ("reminiscent", "of")})
+GUESS_IDIOMS: frozenset[tuple[str, ...]] = frozenset({
+    ("can", "guess"), ("'d", "say"), ("would", "say")})
 # The writer's doubt as an aside next to a noun phrase: "it is a frisbee i think", "a bed, if
 # I'm not mistaken". (Tokens as the parser splits them: "i 'm", "do n't".) Those starting with
 # "i" count only at the end of a clause ("a cat i think is asleep" is a different sentence).
