@@ -860,6 +860,11 @@ NON_ASSERTIVE = [
     ("On the sill sit two round shapes reminiscent of oranges.", "oranges", 0, "hedged"),
     ("A painting of a woman in a blue coat sitting at her table with a cup of tea hangs there.",
      "cup", 0, "depictive"),
+    # What a cone warns of; seats for whoever is expected.
+    ("A flashing light is mounted there to warn drivers of an approaching train.", "train", 0,
+     "purpose"),
+    ("The hall has forty chairs, enough seating for each child expected at the party.",
+     "child", 0, "purpose"),
 ]
 
 

@@ -2711,8 +2711,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
 def _guard_against(child: Token, head: Token, top: Token) -> Token | None:
     """The verb of "a post placed to shield the wall from any truck", "there to keep passengers
     back from an oncoming train", "a post that shields it from any passing cars", "to protect
-    it from passing cars" (the parser's gerund): what a thing is meant to keep off (not "back
-    from a train pulling in": that one is there)."""
+    it from passing cars" (the parser's gerund), "there to warn people of an approaching
+    train": what a thing is meant to keep off or warn of (not "back from a train pulling in":
+    that one is there)."""
     if child.i != top.i or _is_definite(top) or any(c.dep_ == "acl" for c in top.children):
         return None
     if child.dep_ == "dobj" and head.dep_ == "pcomp" and head.lower_ in lex.PASSING_PARTICIPLES:
@@ -2720,6 +2721,11 @@ def _guard_against(child: Token, head: Token, top: Token) -> Token | None:
     elif child.dep_ != "pobj":
         return None
     guard = head.head.head if head.head.lower_ in ("back", "away") else head.head
+    if head.lower_ in ("of", "about") and guard.dep_ == "dobj":
+        guard = guard.head  # (the parser can hang "of" on the warned: "warn people of")
+    if head.lower_ in ("of", "about") and guard.lower_ in lex.WARNING_VERBS and \
+            _has_aux_to(guard):
+        return guard  # "there to warn people of an approaching train": whatever comes
     if head.lower_ != "from" or guard.lower_ not in lex.PROTECTING_VERBS or not (
             _has_aux_to(guard) or any(c.dep_ == "det" and c.lower_ == "any"
                                       for c in top.children)):
@@ -3263,8 +3269,10 @@ def _there_pivot(subject: Token, participle: Token) -> bool:
 
 def _placed_by_participle(noun: Token) -> bool:
     """ "a woman standing by the counter": a participle that places the noun in the scene (also
-    one the tagger took for a past tense: "birds, possibly pigeons, gathered at her feet")."""
-    return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN", "VBD") and c.i > noun.i and any(
+    one the tagger took for a past tense: "birds, possibly pigeons, gathered at her feet"; not
+    "seating for each person expected at the event": who is awaited)."""
+    return any(c.dep_ == "acl" and c.tag_ in ("VBG", "VBN", "VBD") and c.i > noun.i and
+               c.lower_ not in lex.AWAITED_PARTICIPLES and any(
         g.dep_ == "prep" and (g.lower_ in lex.LOCATIVE_PREPOSITIONS or g.lower_ == "by"
                               and c.lower_ in lex.POSTURE_VERBS
                               or g.lower_ == "from" and c.lower_ in ("hanging", "dangling"))

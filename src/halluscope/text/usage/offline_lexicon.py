@@ -517,6 +517,13 @@ INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", 
 # from any truck".
 PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save",
                                              "keep")
+# Verbs whose "of"/"about"-object, in a to-infinitive of purpose, is what a thing warns of:
+# "a cone placed to warn people of an approaching train".
+WARNING_VERBS: frozenset[str] = verb_forms("warn", "alert", "remind")
+# Participles of someone awaited, which place no one: "seating for each person expected at the
+# event".
+AWAITED_PARTICIPLES: frozenset[str] = frozenset({"expected", "invited", "awaited", "due",
+                                                 "scheduled", "booked"})
 # Participles of traffic going by, which the parser can read as a gerund: "from passing cars".
 PASSING_PARTICIPLES: frozenset[str] = frozenset({"passing", "oncoming", "approaching",
                                                  "speeding", "moving"})
