@@ -1172,12 +1172,7 @@ def _painted_on(root: Token) -> Token | None:
     read through its head noun: "a pizza slice printed on the front"."""
     while root.dep_ == "compound" and root.head.i > root.i:
         root = root.head
-    verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
-    # "a zebra and a horse made from paper": the list's participle, hung on its first or its
-    # last item
-    items = [root.head] if root.dep_ == "conj" and _is_noun(root.head) else []
-    items += [c for c in root.children if c.dep_ == "conj"]
-    verbs += [c for item in items for c in item.children if c.dep_ == "acl" and c.i > root.i]
+    verbs = _participles_after(root)
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
     if root.dep_ == "dobj" and root.head.lower_ in lex.PICTURE_ON_VERBS and any(
@@ -1320,12 +1315,7 @@ def _made_of(root: Token) -> Token | None:
     """The material of "the cow is made of plastic", "a horse carved out of wood", "a horse cast
     in bronze": said of an animal or a person, the thing is a representation (the caller checks
     the category)."""
-    verbs = [c for c in root.children if c.dep_ == "acl" and c.i > root.i]
-    # "a zebra and a horse made from paper": the list's participle, hung on its first or its
-    # last item
-    items = [root.head] if root.dep_ == "conj" and _is_noun(root.head) else []
-    items += [c for c in root.children if c.dep_ == "conj"]
-    verbs += [c for item in items for c in item.children if c.dep_ == "acl" and c.i > root.i]
+    verbs = _participles_after(root)
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
     for verb in verbs:
@@ -1343,6 +1333,15 @@ def _made_of(root: Token) -> Token | None:
                 if prep.lower_ not in ("in", "with"):  # ("cast in bronze", not "cut in half")
                     return material
     return None
+
+
+def _participles_after(noun: Token) -> list[Token]:
+    """The participles after a noun, also those the parser hung on another item of its list: "a
+    zebra and a horse made from paper", "a cat and a dog painted on the wall"."""
+    items = [noun] + [c for c in noun.children if c.dep_ == "conj"]
+    if noun.dep_ == "conj" and _is_noun(noun.head):
+        items.append(noun.head)
+    return [c for item in items for c in item.children if c.dep_ == "acl" and c.i > noun.i]
 
 
 def _counted_apposition(noun: Token, item: Token) -> bool:
@@ -2602,9 +2601,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
                 head.head.lower_ in lex.HOPING_VERBS and (not _is_definite(top) and
                                                           not _is_definite(root) or any(
                     c.lower_ in ("next", "upcoming") for c in root.children)):
-            # (not "hoping that one of the people will drop one"; "the next bus" is whichever
-            # comes)
-            # "hoping someone will arrive to meet her": whoever is hoped for
+            # "hoping someone will arrive to meet her", "hoping that the next bus will come":
+            # whoever is hoped for (not "hoping that one of the people will drop one")
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "hoped-for")
         if child.dep_ == "pobj" and head.lower_ == "with" and child.i == top.i and any(
                 c.dep_ == "prep" and c.lower_ == "in" and any(g.lower_ == "mind"
@@ -2916,7 +2914,7 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     if decision is not None:
         return decision
     return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
-        _likeness_idiom(span, top) or _belief_aside(span, top) or\
+        _likeness_idiom(span, top) or _belief_aside(span, top) or \
         _idiom_hedge(span, root, top)
 
 

@@ -250,8 +250,7 @@ RIDDEN_CATEGORIES: frozenset[str] = frozenset({
 # Verbs that put their "with"-object or direct object on a surface as decoration or text.
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
-    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool",
-    "weave") | {
+    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool") | {
     "painted", "printed", "stencilled"}
 # Things whose decorations are pictures, whatever they show: "a wooden sign decorated with a
 # comb and a pair of scissors".
