@@ -865,6 +865,15 @@ NON_ASSERTIVE = [
      "purpose"),
     ("The hall has forty chairs, enough seating for each child expected at the party.",
      "child", 0, "purpose"),
+    # A thing the caption goes on to call a likeness, by its name or by a pronoun.
+    ("there is dog sitting on the porch, dog is ceramic sculpture, door behind", "dog", 0,
+     "depictive"),
+    ("A sheep stands by the fence near the barn. The sheep is made of wood.", "sheep", 0,
+     "depictive"),
+    ("A bird perches on the fountain's rim. The bird is a bronze sculpture.", "bird", 0,
+     "depictive"),
+    ("A horse stands in the middle of the garden; it is a bronze statue.", "horse", 0,
+     "depictive"),
 ]
 
 
@@ -1328,6 +1337,8 @@ EXISTENTIAL = [
     ("Three dogs are on the rug, none of them asleep.", "dogs", 0),
     ("The man is a dog owner, perhaps a vet.", "man", 0),
     ("A painting of a woman in a blue coat hangs above a chair.", "chair", 0),
+    ("A bird perches on the rim. Another bird is a bronze sculpture.", "bird", 0),
+    ("A cat sleeps on the rug. The cat is gray.", "cat", 0),
 ]
 
 

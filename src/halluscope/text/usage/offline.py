@@ -277,8 +277,35 @@ class OfflineJudge:
                 # a definite thing of the scene that something is for. (Not people: "for the
                 # people attending" can be others than those in the picture.)
                 decision = _Decision("existential", reason="asserted-elsewhere")
+            elif decision.usage == "existential":
+                decision = _likeness_said_later(span, mentions[k], decided[n + 1:],
+                                                mentions) or decision
             results[k] = _to_label(caption, mentions[k], decision, self.name)
         return [results[k] for k in range(len(mentions))]
+
+
+def _likeness_said_later(span: Span, mention: Mention,
+                         later: list[tuple[int, Span, _Decision]],
+                         mentions: list[Mention]) -> _Decision | None:
+    """A thing the caption goes on to call a likeness: "there is horse on the seat of chair,
+    horse is ceramic sculpture", "a cow hangs from a wire ... the cow is made of plastic". The
+    next mention of the same word, said again (definite or bare, no "another"), is the subject
+    of a likeness predicate (not "a horse ... another horse is a statue")."""
+    word = mention.word.lower()
+    for j, later_span, decision in later:
+        if mentions[j].word.lower() != word:
+            continue
+        root = later_span.root
+        again = not any(c.lower_ in lex.NEW_INSTANCE_WORDS or c.dep_ == "nummod" or
+                        c.dep_ == "det" and c.lower_ in ("a", "an", "some")
+                        for c in root.children)
+        if again and decision.reason in ("is-a-likeness", "made-of") and \
+                root.dep_ in ("nsubj", "nsubjpass"):
+            start, end = decision.cue or (later_span.start_char, later_span.end_char)
+            return _Decision("non_assertive", "depictive",
+                             (span.start_char, max(end, span.end_char)), "likeness-said-later")
+        return None  # (only the next mention of the word refers back)
+    return None
 
 
 def _shares_definite(token: Token) -> bool:
@@ -1033,7 +1060,7 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     inverted = _inverted_picture(root) or _inside_picture_opening(root)
     if inverted is not None:
         return _Decision("non_assertive", "depictive", _chars(inverted, root), "inverted-picture")
-    likeness = _likeness_predicate(root, category)
+    likeness = _likeness_predicate(root, category) or _pronoun_likeness(root, category)
     if likeness is not None:
         return _Decision("non_assertive", "depictive", _chars(root, likeness), "is-a-likeness")
     former = _formed_as(root, category)
@@ -1290,6 +1317,34 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
                     None)
         if made is not None:
             return made  # "each bird on the pond is a carved wooden duck"
+    return None
+
+
+def _pronoun_likeness(root: Token, category: str) -> Token | None:
+    """What a pronoun standing for the noun, in its sentence or the next, says it is: "there is
+    a horse on the seat, it is a statue", "two small bears sit nearby; they are stuffed toys",
+    "a man stands on a pedestal, he is made of stone" (`_antecedent` finds the noun)."""
+    doc = root.doc
+    end = root.i + 1
+    while end < len(doc) and not doc[end].is_sent_start:
+        end += 1
+    end += 1
+    while end < len(doc) and not doc[end].is_sent_start:
+        end += 1  # the next sentence too
+    for pronoun in doc[root.i + 1:end]:
+        if pronoun.lower_ not in ("it", "they", "he", "she") or pronoun.dep_ not in (
+                "nsubj", "nsubjpass"):
+            continue
+        referent = _antecedent(pronoun) if pronoun.lower_ in ("it", "they") else next(
+            (t for t in reversed(doc[_sentence_start(pronoun):pronoun.i])
+             if t.tag_ == "NN" and _is_animate(t)), None)  # "he"/"she": the last person or animal
+        if referent is None or referent.i != root.i:
+            continue
+        likeness = _likeness_predicate(pronoun, category)
+        material = _made_of(pronoun) if likeness is None else None
+        if likeness is not None or material is not None and _made_likeness(material.lower_,
+                                                                              category):
+            return likeness or material
     return None
 
 
