@@ -197,6 +197,18 @@ def _kind_position(token: Token) -> bool:
         before == "where" or before == "for" and i + 1 < len(doc) and doc[i + 1].lower_ == "to")
 
 
+_WORDS = "halluscope_words"  # Doc.user_data key: the caption's lower-cased words (`_words`)
+
+
+def _words(doc: Doc) -> frozenset[str]:
+    """The caption's lower-cased words, computed once: a cheap test before a rule that reads
+    word by word ("no 'i', 'sure' or 'hard' anywhere: no doubt aside")."""
+    words = doc.user_data.get(_WORDS)
+    if words is None:
+        words = doc.user_data[_WORDS] = frozenset(t.lower_ for t in doc)
+    return words
+
+
 def _without_articles(doc: Doc) -> bool:
     """Whether the caption has no article at all (`_mark_article_less` ran on it)."""
     return _REPEATED_BARE in doc.user_data
@@ -1260,6 +1272,8 @@ def _inside_picture_opening(root: Token) -> Token | None:
     bed, a cat peeks out"). Read word by word; not "in the photo", which can be the captioned
     image, nor "on the sign", where a bird can sit."""
     doc = root.doc
+    if not _words(doc) & _OPENING_HOLDERS:
+        return None
     first = _sentence_start(root)
     k = root.i - 1
     while k > first and doc[k].text not in (",", ";", ":"):
@@ -1286,6 +1300,7 @@ def _inside_picture_opening(root: Token) -> Token | None:
 
 
 _NOUN_PHRASE_TAGS = frozenset({"DT", "PRP$", "JJ", "NN", "NNS", "NNP", "HYPH"})
+_OPENING_HOLDERS = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS | lex.SHOWING_SURFACES
 
 
 def _likeness_predicate(root: Token, category: str) -> Token | None:
@@ -1325,15 +1340,14 @@ def _pronoun_likeness(root: Token, category: str) -> Token | None:
     a horse on the seat, it is a statue", "two small bears sit nearby; they are stuffed toys",
     "a man stands on a pedestal, he is made of stone" (`_antecedent` finds the noun)."""
     doc = root.doc
-    end = root.i + 1
-    while end < len(doc) and not doc[end].is_sent_start:
-        end += 1
-    end += 1
-    while end < len(doc) and not doc[end].is_sent_start:
-        end += 1  # the next sentence too
-    for pronoun in doc[root.i + 1:end]:
-        if pronoun.lower_ not in ("it", "they", "he", "she") or pronoun.dep_ not in (
-                "nsubj", "nsubjpass"):
+    if not _words(doc) & _PRONOUN_SUBJECTS:
+        return None
+    own = _sentence_start(root)
+    for pronoun in (doc[i] for i in _pronoun_positions(doc) if i > root.i):
+        start = _sentence_start(pronoun)
+        if start != own and _sentence_start(doc[start - 1]) != own:
+            break  # (in the mention's sentence or the next)
+        if pronoun.dep_ not in ("nsubj", "nsubjpass"):
             continue
         referent = _antecedent(pronoun) if pronoun.lower_ in ("it", "they") else next(
             (t for t in reversed(doc[_sentence_start(pronoun):pronoun.i])
@@ -1346,6 +1360,19 @@ def _pronoun_likeness(root: Token, category: str) -> Token | None:
                                                                               category):
             return likeness or material
     return None
+
+
+_PRONOUN_SUBJECTS = frozenset({"it", "they", "he", "she"})
+_PRONOUNS = "halluscope_pronouns"  # Doc.user_data key (`_pronoun_positions`)
+
+
+def _pronoun_positions(doc: Doc) -> tuple[int, ...]:
+    """Where "it", "they", "he" and "she" are in the caption, found once per caption."""
+    positions = doc.user_data.get(_PRONOUNS)
+    if positions is None:
+        positions = doc.user_data[_PRONOUNS] = tuple(
+            t.i for t in doc if t.lower_ in _PRONOUN_SUBJECTS)
+    return positions
 
 
 def _formed_as(root: Token, category: str) -> Token | None:
@@ -3018,8 +3045,9 @@ def _belief_aside(span: Span, top: Token) -> _Decision | None:
     i think", "holding a suitcase or a backpack, i am not sure", "a bed, if I'm not mistaken",
     "if I'm not mistaken, a stack of folding chairs" (not "the frisbee, i think, is red")."""
     doc = span.doc
-    if any(c.dep_ == "poss" or c.dep_ in ("det", "predet") and
-           c.lower_ in lex.DEFINITE_DETERMINERS for t in (top, span.root) for c in t.children):
+    if not _words(doc) & lex.DOUBT_ASIDE_WORDS or any(
+            c.dep_ == "poss" or c.dep_ in ("det", "predet") and c.lower_ in
+            lex.DEFINITE_DETERMINERS for t in (top, span.root) for c in t.children):
         return None  # (its determiners only: a bare "frisbee" can be tagged a proper noun)
     # (Before the noun phrase's own words: the parser can hang the aside on the noun.)
     start = min((c.i for c in span.root.children if c.dep_ in ("det", "amod", "compound",

@@ -952,6 +952,9 @@ DOUBT_ASIDES: tuple[str, ...] = (
     "i dont know", "if i 'm not mistaken", "if i am not mistaken", "hard to say",
     "hard to tell", "hard to see", "it is not clear", "it 's not clear", "one would guess",
     "one can guess", "i 'd guess", "i would guess", "i 'd say", "i would say", "one would say")
+# A rare word of each doubt aside, to skip captions that have none.
+DOUBT_ASIDE_WORDS: frozenset[str] = frozenset({"i", "sure", "mistaken", "hard", "clear",
+                                               "guess", "say"})
 # Nouns whose "that"-clause is a possibility, not a claim: "there is a chance that a bird is
 # nearby".
 HEDGE_NOUNS: frozenset[str] = frozenset({"chance", "possibility", "likelihood", "probability"})
