@@ -313,7 +313,7 @@ def _likeness_said_later(span: Span, mention: Mention,
                         for c in root.children)
         if again and decision.reason in ("is-a-likeness", "made-of") and \
                 root.dep_ in ("nsubj", "nsubjpass"):
-            start, end = decision.cue or (later_span.start_char, later_span.end_char)
+            _, end = decision.cue or (later_span.start_char, later_span.end_char)
             return _Decision("non_assertive", "depictive",
                              (span.start_char, max(end, span.end_char)), "likeness-said-later")
         return None  # (only the next mention of the word refers back)
@@ -1337,8 +1337,8 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
 
 def _pronoun_likeness(root: Token, category: str) -> Token | None:
     """What a pronoun standing for the noun, in its sentence or the next, says it is: "there is
-    a horse on the seat, it is a statue", "two small bears sit nearby; they are stuffed toys",
-    "a man stands on a pedestal, he is made of stone" (`_antecedent` finds the noun)."""
+    a horse on the seat, it is a statue", "a man stands on a pedestal, he is made of stone"
+    (`_antecedent` finds the noun)."""
     doc = root.doc
     if not _words(doc) & _PRONOUN_SUBJECTS:
         return None
