@@ -874,6 +874,8 @@ NON_ASSERTIVE = [
      "depictive"),
     ("A horse stands in the middle of the garden; it is a bronze statue.", "horse", 0,
      "depictive"),
+    ("In the plaza stands a tall sculpture that resembles a giraffe.", "giraffe", 0,
+     "depictive"),
 ]
 
 

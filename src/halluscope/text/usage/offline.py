@@ -1515,6 +1515,8 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.left_edge, child, "depiction-of"
     if child.dep_ == "dobj" and head.lower_ in lex.RESEMBLING_VERBS:
         subject = _subject_of(head) or (_subject_of(head.head) if head.dep_ == "advcl" else None)
+        if subject is not None and subject.tag_ in ("WDT", "WP") and head.dep_ == "relcl":
+            subject = head.head  # "a red sculpture that resembles a giant chair"
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
                 subject is not None and subject.i < head.i and _is_representation(subject)):
             return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
