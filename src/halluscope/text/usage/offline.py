@@ -2071,21 +2071,18 @@ def _said_absent(root: Token) -> Token | None:
     while k < min(len(doc), root.i + 6) and (doc[k].lower_ in ("and", "or") or doc[k].tag_ in (
             "NN", "NNS", "JJ", "DT")) and doc[k].lower_ not in lex.ABSENCE_WORDS | {"none"}:
         k += 1  # past the rest of a list: "cars and people missing from the lane"
-    comma = k < len(doc) and doc[k].text == "," and k + 1 < len(doc) and \
-        doc[k + 1].lower_ in ("there", "none")
-    k += comma
-    if k + 1 < len(doc) and doc[k].lower_ == "there" and doc[k + 1].lower_ in ("is", "are"):
-        k += 2  # "bicycles and motorcycles there are none"
-    after = [t.lower_ for t in doc[k + 1:k + 3]]
-    if k < len(doc) and (doc[k].lower_ in ("absent", "missing") and (
-            not after or after[0] in (",", ".", ";", "from")) or
-            doc[k].lower_ == "none" and (not comma and after[:1] != ["of"] or not after or after[
-                0] in (",", ".", ";", "at") or after[0] in ("is", "are") and after[1:] and
-                after[1] in lex.EXISTENCE_PREDICATES)):
+    words = [t.lower_ for t in doc[k:k + 6]] + [".", "."]  # (the caption's end reads as one)
+    comma = words[0] == "," and words[1] in ("there", "none")
+    start = k + comma + 2 * (words[comma:comma + 2] in (["there", "is"], ["there", "are"]))
+    cue, after, then = (words[start - k:start - k + 3] + [".", ".", "."])[:3]
+    stop = after in (",", ".", ";")
+    if cue in ("absent", "missing") and (stop or after == "from") or cue == "none" and (
+            stop or after == "at" or not comma and after != "of" or
+            after in ("is", "are") and then in lex.EXISTENCE_PREDICATES):
         # "mouse absent", "people none, objects none", "car none at all", "with cars missing
-        # from the rest of the lane", "several horses, none are visible" (not "none of them",
-        # "dogs, none wearing collars")
-        return doc[k]
+        # from the rest of the lane", "bicycles and motorcycles there are none", "several
+        # horses, none are visible" (not "none of them", "dogs, none wearing collars")
+        return doc[start]
     verb = root.head
     if root.dep_ == "nsubj" and not _is_definite(root) and verb.lower_ in lex.APPEAR_FORMS and \
             any(c.dep_ == "neg" for c in verb.children) and \
@@ -2938,8 +2935,7 @@ def _use_relative(clause: Token) -> bool:
                                          for c in clause.children) or any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
         return False  # (a that-clause: "streaks hint that vehicles may have passed")
-    auxiliaries = {c.lower_ for c in clause.children if c.dep_ in ("aux", "auxpass")}
-    if auxiliaries & {"might", "may"} and auxiliaries & {"be", "have"}:
+    if _modal_guess(clause) is not None:
         return False  # a guess at what goes on there: "behind which a person might be standing"
     return any(c.dep_ == "prep" and any(g.lower_ == "which" for g in c.children)
                or c.dep_ in ("prt", "prep") and not list(c.children) and c.i > clause.i
@@ -3268,11 +3264,10 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
             not _is_definite(subject):
         # "a newspaper that someone must have left behind"
         return next(c for c in predicate.children if c.lower_ == "must")
-    auxiliaries = {c.lower_: c for c in predicate.children if c.dep_ in ("aux", "auxpass")}
-    if predicate.dep_ == "relcl" and not _is_definite(subject) and \
-            auxiliaries.keys() & {"might", "may"} and auxiliaries.keys() & {"be", "have"}:
+    guess = _modal_guess(predicate) if predicate.dep_ == "relcl" else None
+    if guess is not None and not _is_definite(subject):
         # "a door behind which a person might be standing", "a cup a guest may have used"
-        return auxiliaries.get("might") or auxiliaries["may"]
+        return guess
     stated_clause = predicate.dep_ == "advcl" and any(
         c.dep_ == "mark" and c.lower_ in lex.STATED_CLAUSE_MARKS for c in predicate.children)
     if predicate.dep_ not in ("ROOT", "conj", "ccomp") and not stated_clause or \
@@ -4183,13 +4178,21 @@ def _where_modal(verb: Token, cue: Token, root: Token) -> _Decision | None:
     if modal in ("would", "could"):
         return _Decision("non_assertive", "purpose", _chars(cue, root), "where-would")
     subject = _subject_of(verb)
-    auxiliaries = {c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")}
-    if modal in ("may", "might") and ("have" in auxiliaries or "be" in auxiliaries and (
-            subject is None or _category_of(subject) != "person")):
+    if _modal_guess(verb) is not None and (subject is None or _category_of(subject) != "person"
+                                           or any(c.lower_ == "have" for c in verb.children)):
         # "where a boat may be anchored", "where a person may have poured a drink" (not "a
         # street where cars may park", "near where people might be standing": whoever does)
         return _Decision("non_assertive", "hedged", _chars(cue, root), "where-might")
     return None
+
+
+def _modal_guess(verb: Token) -> Token | None:
+    """The "may"/"might" of a guess at what is going on or has happened: "might be standing",
+    "may be anchored", "may have poured" (not "cars may park": what may be done there)."""
+    auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    modal = next((c for c in auxiliaries if c.lower_ in ("might", "may")), None)
+    return modal if modal is not None and any(c.lower_ in ("be", "have")
+                                              for c in auxiliaries) else None
 
 
 def _where_habit(verb: Token) -> Token | None:
