@@ -876,6 +876,69 @@ NON_ASSERTIVE = [
      "depictive"),
     ("In the plaza stands a tall sculpture that resembles a giraffe.", "giraffe", 0,
      "depictive"),
+    # A presence only inferred or allowed for; a guess in a rarer word; the writer's bet.
+    ("The presence of cars in the area is suggested by the traffic light.", "cars", 0,
+     "hedged"),
+    ("The presence of another dog there can only be guessed at.", "dog", 0, "hedged"),
+    ("The presence of a few sheep behind the barn is possible.", "sheep", 0, "hedged"),
+    ("It is conceivable that a few bowls are also on the counter.", "bowls", 0, "hedged"),
+    ("The rider stands on what is ostensibly a surfboard.", "surfboard", 0, "hedged"),
+    ("Beside the laptop sits what I'd guess is a cup.", "cup", 0, "hedged"),
+    ("A bench by the window holds a folded blanket and a small book, I bet.", "book", 0,
+     "hedged"),
+    ("A kitten bats at a toy mouse and a cup, I'm guessing.", "cup", 0, "hedged"),
+    # What is awaited: expected to arrive, until it comes, hoped to show up; the next one.
+    ("Travelers stand by the belt, where their luggage is expected to appear shortly.",
+     "luggage", 0, "purpose"),
+    ("A few people stand on the platform until the train arrives.", "train", 0, "purpose"),
+    ("Everyone is hoping their suitcase shows up first.", "suitcase", 0, "purpose"),
+    ("Commuters are lined up, ready to hop on the next train that rolls in.", "train", 0,
+     "purpose"),
+    # Whom a placing serves: a passive's agent, any kid, a setting in which people would sit.
+    ("The boats are moored so that they can be boarded by people arriving from the pier.",
+     "people", 0, "purpose"),
+    ("The slide is scaled to be climbed on by a child rather than by adults.", "child", 0,
+     "purpose"),
+    ("Lots of benches by the field so any tired kid can sit down and rest.", "kid", 0,
+     "purpose"),
+    ("The chairs face the TV, creating a setting in which people would sit comfortably.",
+     "people", 0, "purpose"),
+    # A list's first item the parser makes a modifier of the last.
+    ("Not a single pedestrian or moving vehicle is visible along the street.", "pedestrian", 0,
+     "negation"),
+    # The passive of depicting; a screen's content; toys of soft materials; a mobile.
+    ("A small steam train is depicted along the side of the hydrant.", "train", 0,
+     "depictive"),
+    ("A brown horse is depicted in sculptural form on the chair's seat.", "horse", 0,
+     "depictive"),
+    ("A person riding a skateboard is drawn in black outline below the words.", "person", 0,
+     "depictive"),
+    ("A black dog is displayed on the laptop's screen.", "dog", 0, "depictive"),
+    ("Two plushie bears sit side by side on the shelf.", "bears", 0, "depictive"),
+    ("A kitten gnaws on a fabric carrot.", "carrot", 0, "depictive"),
+    ("A horse mobile hangs over the crib.", "horse", 0, "depictive"),
+    ("The bathroom walls have elephant wallpaper.", "elephant", 0, "depictive"),
+    # An answer's hedge word before a semicolon leaves the clause's own modal in force.
+    ("Probably; there might be a dog behind the fence.", "dog", 0, "hedged"),
+    ("Maybe; there could be a person using it just outside the frame.", "person", 0, "hedged"),
+    # What a thing is meant to stop; an answer's "So that ..."; a canvas; a rocking horse.
+    ("The posts are there to keep delivery trucks from hitting the corner.", "trucks", 0,
+     "purpose"),
+    ("A lid is there to keep a cat from falling into the bowl.", "cat", 0, "purpose"),
+    ("So that many people can sit on it at once.", "people", 0, "purpose"),
+    ("She is painting a canvas of a horse in the garden.", "horse", 0, "depictive"),
+    ("A child rides a rocking horse in the playroom.", "horse", 0, "depictive"),
+    ("A carousel horse painted white and gold stands in the shop.", "horse", 0, "depictive"),
+    # A thing made to look like the object.
+    ("The cupcakes are frosted to look like little teddy bears.", "teddy bears", 0,
+     "depictive"),
+    ("The play structure is built to look like a train.", "train", 0, "depictive"),
+    ("The ceiling has hanging origami animals, including a white horse.", "horse", 0,
+     "depictive"),
+    ("Two benches nearby give people somewhere to rest while they wait.", "people", 0,
+     "purpose"),
+    ("The travelers have been waiting a long time for their suitcases.", "suitcases", 0,
+     "purpose"),
 ]
 
 
@@ -1341,6 +1404,21 @@ EXISTENTIAL = [
     ("A painting of a woman in a blue coat hangs above a chair.", "chair", 0),
     ("A bird perches on the rim. Another bird is a bronze sculpture.", "bird", 0),
     ("A cat sleeps on the rug. The cat is gray.", "cat", 0),
+    # A presence that adds to the scene; a man depicted in the photo; goods on display; a
+    # train one is ready to board; a fabric chair.
+    ("The presence of the bench adds charm to the scene.", "bench", 0),
+    ("A man is depicted in the image sitting on a bench.", "man", 0),
+    ("Donuts are displayed in the glass case.", "Donuts", 0),
+    ("He is ready to board the train.", "train", 0),
+    ("A fabric chair stands by the window.", "chair", 0),
+    ("A carriage is drawn by two horses.", "horses", 0),
+    # A plain answer after the hedge word; someone keeping a real dog back; a result clause; a
+    # boat rocking on the waves.
+    ("Maybe; there is a dog sleeping by the door.", "dog", 0),
+    ("A man is trying to keep the dog from running off.", "dog", 0),
+    ("The room is so small that people can barely move.", "people", 0),
+    ("A small boat is rocking on the waves.", "boat", 0),
+    ("The field has grazing animals, including a horse.", "horse", 0),
 ]
 
 

@@ -1012,6 +1012,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     word = _named_word(span)
     if word is not None:
         return _Decision("non_assertive", "depictive", _chars(word, root), "named-word")
+    depicted = _depicted_passive(_np_top(root))
+    if depicted is not None:
+        return _Decision("non_assertive", "depictive", _chars(root, depicted), "depicted-passive")
     food = span.doc[span.end] if span.end < len(span.doc) else None
     if food is not None and food.lower_ in lex.SHAPED_FOODS and root.head.i == food.i and (
             category in lex.REPRESENTED_WHEN_DECORATING or category in lex.DEPICTION_CATEGORIES):
@@ -1117,6 +1120,27 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         if place is not None:
             return _Decision("non_assertive", "depictive", _chars(place, root), "on-medium")
     return None
+
+
+def _depicted_passive(top: Token) -> Token | None:
+    """ "a small steam train is depicted along its side", "a horse is depicted in sculptural
+    form", "a person is drawn in black outline": the subject of a passive of depicting, placed
+    on something or given a form (not "a man is depicted in the image": the captioned photo);
+    "a dog is displayed on the screen". Returns the participle."""
+    verb = top.head
+    if top.dep_ != "nsubjpass":
+        return None
+    if verb.lower_ in lex.DISPLAYED_PARTICIPLES and any(
+            c.dep_ == "prep" and c.lower_ in ("on", "in") and any(
+                g.dep_ == "pobj" and g.lower_ in lex.SCREEN_NOUNS for g in c.children)
+            for c in verb.children):
+        return verb  # "the laptop, on whose screen a dog is displayed"
+    if verb.lower_ not in lex.DEPICTED_PASSIVES:
+        return None
+    placed = any(c.dep_ == "prep" and c.lower_ in lex.DEPICTION_PLACING_PREPOSITIONS and not any(
+        g.dep_ == "pobj" and g.lower_ in lex.FRAME_WORDS for g in c.children)
+        for c in verb.children)
+    return verb if placed else None
 
 
 def _medium_with_on(top: Token) -> Token | None:
@@ -1520,6 +1544,10 @@ def _depiction_step(child: Token, head: Token, category: str
         if head.head.lower_ in lex.FORM_LIKE_HEADS or (
                 subject is not None and subject.i < head.i and _is_representation(subject)):
             return head, head, "resembles"  # "a toy resembling a donkey", "painted to resemble"
+    if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in ("look", "looks") \
+            and _has_aux_to(head.head) and head.head.head.lower_ in lex.FORM_LIKE_HEADS:
+        # "a cake built to look like a train", "cupcakes frosted to look like teddy bears"
+        return head.head, head, "resembles"
     examples = head.lower_ == "including" or head.lower_ == "as" and head.i > 0 and \
         child.doc[head.i - 1].lower_ == "such" or head.lower_ == "like" and head.head.tag_ == "NNS"
     listed = head.head
@@ -1757,9 +1785,11 @@ def _is_animate(noun: Token) -> bool:
 
 
 def _is_representation(noun: Token) -> bool:
-    """ "the toy", "a stuffed animal", "a wooden figure": a thing that represents another."""
+    """ "the toy", "a stuffed animal", "a wooden figure", "origami animals": a thing that
+    represents another (a material makes a likeness only of animals: "wooden chairs")."""
+    materials = lex.MATERIAL_MODIFIERS if noun.lower_ in lex.ANIMAL_NOUNS else {"stuffed"}
     return noun.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS or any(
-        t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS | {"stuffed"}
+        t.lower_ in lex.FAKE_MODIFIERS - lex.MATERIAL_MODIFIERS | materials
         for t in noun.subtree if t.i < noun.i)
 
 
@@ -2105,8 +2135,14 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
     # Determiner-level cues inside this conjunct's noun phrase, or on the first conjunct when
     # this one has no determiner of its own ("no cars or people").
     conjunct = root
+    # ("not a single pedestrian or moving vehicle": the parser can make a list's first item a
+    # modifier of the last, whose determiner is then the list's)
+    listed_as_modifier = root.dep_ == "nmod" and _is_noun(root.head) and root.head.i > root.i \
+        and any(c.dep_ == "cc" and c.lower_ in ("or", "and") for c in root.children)
     while True:
-        for token in doc[conjunct.left_edge.i:conjunct.i]:
+        first = root.head.left_edge.i if listed_as_modifier and conjunct is root else \
+            conjunct.left_edge.i
+        for token in doc[first:conjunct.i]:
             if _limits_quantity(token):
                 continue
             if token.lower_ in lex.NEGATIVE_DETERMINERS or (
@@ -2626,13 +2662,17 @@ def _purpose_rules(root: Token) -> _Decision | None:
             return None
         if child.dep_ in ("nsubj", "nsubjpass") and child.i == top.i and \
                 not _is_definite(top) and (_so_can(head) or head.dep_ in (
-                    "advcl", "relcl", "acl") and (
-                    {"so", "that"} <= {c.lower_ for c in head.children if c.dep_ == "mark"}
-                    or _in_case(head))):
+                    "advcl", "relcl", "acl", "ROOT") and (_so_that(head) or _in_case(head))):
             # "stairs rolled up to the door so that people can board": who it is for; "chairs
-            # stacked in case extra people show up".
+            # stacked in case extra people show up"; an answer's "So that people can sit".
             mark = next((c for c in head.children if c.dep_ == "mark"), head)
             return _Decision("non_assertive", "purpose", _chars(mark, head), "purpose-clause")
+        if child.dep_ == "pobj" and head.dep_ == "agent" and child.i == top.i and \
+                not _is_definite(top) and (_so_can(head.head) or head.head.dep_ == "advcl" and
+                                           _so_that(head.head)):
+            # "moored so that they can be boarded by people arriving": whom the purpose serves
+            mark = next((c for c in head.head.children if c.dep_ == "mark"), head.head)
+            return _Decision("non_assertive", "purpose", _chars(mark, root), "purpose-clause")
         if child.i == top.i and child.dep_ in ("nsubj", "dobj") and _use_relative(head) and (
                 not _is_definite(top) or _possessed_by_generic(top)):
             # "a counter on which customers can place their cups", "a field that cows might
@@ -2654,9 +2694,27 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "expecting their luggage to appear": what is expected to come is not there yet
             return _Decision("non_assertive", "purpose", _chars(head.head, head),
                              "awaited-arrival")
+        arrival = next((c for c in head.children if c.dep_ == "xcomp" and _has_aux_to(c) and
+                        c.lower_ in lex.ARRIVAL_VERBS), None)
+        if child.dep_ == "nsubjpass" and child.i == top.i and arrival is not None and \
+                head.lower_ in lex.EXPECTING_VERBS:
+            # "their luggage is expected to appear shortly": the same, said in the passive
+            return _Decision("non_assertive", "purpose", _chars(head, arrival), "awaited-arrival")
+        if child.dep_ == "nsubj" and child.i == top.i and head.lower_ in lex.ARRIVAL_VERBS and \
+                head.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in ("until", "till")
+                                             for c in head.children):
+            # "standing on the platform until the train arrives": what they wait for
+            mark = next(c for c in head.children if c.dep_ == "mark")
+            return _Decision("non_assertive", "purpose", _chars(mark, head), "awaited-arrival")
         offered = next((g for c in head.children if c.dep_ == "dobj" for g in c.children
                         if g.dep_ in ("relcl", "acl") and _has_aux_to(g)), None) \
             if child.i == top.i and child.dep_ == "dative" else None
+        if child.i == top.i and child.dep_ == "dobj" and any(
+                c.dep_ == "advmod" and c.lower_ in ("somewhere", "someplace")
+                for c in head.children):
+            # "benches give people somewhere to rest": the parser reads the place as an adverb
+            offered = next((c for c in head.children if c.dep_ in ("advcl", "xcomp") and
+                            _has_aux_to(c)), None)
         if offered is not None and head.lower_ in lex.GIVING_VERBS and not _is_definite(top):
             giver = _subject_of(head) or _participle_subject(head)
             if giver is None or not _is_animate(giver):
@@ -2681,9 +2739,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ == "nsubj" and child.i == top.i and head.dep_ == "ccomp" and \
                 head.head.lower_ in lex.HOPING_VERBS and (not _is_definite(top) and
                                                           not _is_definite(root) or any(
-                    c.lower_ in ("next", "upcoming") for c in root.children)):
+                    c.lower_ in ("next", "upcoming") for c in root.children) or (
+                    head.lower_ in lex.ARRIVAL_VERBS and _is_possessed(top))):
             # "hoping someone will arrive to meet her", "hoping that the next bus will come":
-            # whoever is hoped for (not "hoping that one of the people will drop one")
+            # whoever is hoped for (not "hoping that one of the people will drop one"); "hoping
+            # their luggage comes out soon": what is hoped to arrive
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "hoped-for")
         if child.dep_ == "pobj" and head.lower_ == "with" and child.i == top.i and any(
                 c.dep_ == "prep" and c.lower_ == "in" and any(g.lower_ == "mind"
@@ -2746,6 +2806,14 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # birds away" (not "to guide the cattle", "a man is trying to guide a horse":
             # someone acting on what is there)
             return _Decision("non_assertive", "purpose", _chars(head, root), "intended-effect")
+        if child.dep_ == "dobj" and child.i == top.i and head.lower_ in lex.PREVENTING_VERBS and \
+                _has_aux_to(head) and not _is_definite(top) and any(
+                    c.dep_ == "prep" and c.lower_ == "from" and any(
+                        g.dep_ == "pcomp" for g in c.children) for c in head.children) and \
+                not _is_animate(_subject_of(head.head) or head.head):
+            # "posts there to keep delivery trucks from hitting the corner": what a thing is
+            # meant to stop (not "a man trying to keep the dog from running off")
+            return _Decision("non_assertive", "purpose", _chars(head, root), "guarded-from")
         if child.dep_ == "dobj" and head.lower_ in lex.SEARCH_VERBS and _has_aux_to(head) and \
                 head.head.lower_ in lex.ATTEMPT_VERBS and not _is_definite(top):
             # "trying to find a taxi": what someone looks for is not found yet
@@ -2770,10 +2838,12 @@ def _purpose_rules(root: Token) -> _Decision | None:
                     # people to walk their dogs": anyone's dogs).
                     return _Decision("existential", reason="possessive-under-purpose")
                 if governor.lower_ in lex.READY_GOVERNORS and child.dep_ != "agent" and not any(
-                        c.dep_ == "auxpass" for c in head.children):
+                        c.dep_ == "auxpass" for c in head.children) and not any(
+                        c.lower_ in ("next", "upcoming") for c in root.children):
                     # "ready to dig into a large pizza", "about to blow out the candles on a
                     # cake": what someone is ready to act on is there; "ready to be enjoyed by
-                    # someone" names a beneficiary.
+                    # someone" names a beneficiary; "ready to board the next train": one to
+                    # come.
                     return _Decision("existential", reason="ready-object")
                 cue = head if governor.i > head.i else governor if governed else next(
                     c for c in head.children if c.dep_ == "mark")
@@ -2800,6 +2870,8 @@ def _guard_against(child: Token, head: Token, top: Token) -> Token | None:
     elif child.dep_ != "pobj":
         return None
     guard = head.head.head if head.head.lower_ in ("back", "away") else head.head
+    if guard.lower_ == "safe" and guard.head.lower_ in lex.PROTECTING_VERBS:
+        guard = guard.head  # "to keep it safe from passing cars"
     if head.lower_ in ("of", "about") and guard.dep_ == "dobj":
         guard = guard.head  # (the parser can hang "of" on the warned: "warn people of")
     if head.lower_ in ("of", "about") and guard.lower_ in lex.WARNING_VERBS and \
@@ -2823,15 +2895,26 @@ def _so_can_before(top: Token, root: Token) -> Token | None:
         k += 1  # (the parser can hang "so" on the noun)
     if k >= 0 and doc[k].lower_ == "that":
         k -= 1
+    anyone = any(c.dep_ == "det" and c.lower_ == "any" for c in top.children)
     if k < 1 or doc[k].lower_ != "so" or _is_definite(top) or not (
             doc[k - 1].tag_ in ("VBN", "RP") or doc[k - 1].lower_ in (
-                "there", "together", "apart", "close", "low", "high")):  # ("lined up so")
+                "there", "together", "apart", "close", "low", "high")  # ("lined up so")
+            or anyone and _is_noun(doc[k - 1])):  # ("benches by the field so any kid can")
         return None
     after = doc[root.i + 1:root.i + 3]
     if not after or after[0].lower_ not in ("can", "could") or any(
             t.dep_ == "neg" for t in after):
         return None
     return doc[k]
+
+
+def _so_that(clause: Token) -> bool:
+    """ "so that people can board": "so" and "that" mark the clause (an answer's opening "So
+    that" is read as an adverb and a mark)."""
+    doc = clause.doc
+    return {"so", "that"} <= {c.lower_ for c in clause.children if c.dep_ == "mark" or (
+        c.dep_ == "advmod" and c.lower_ == "so" and c.i + 1 < len(doc)
+        and doc[c.i + 1].lower_ == "that")}
 
 
 def _so_can(clause: Token) -> bool:
@@ -2890,9 +2973,13 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     anchor = prep.head
     word = anchor.lower_
     before = prep.doc[prep.i - 1].lower_ if prep.i > 0 else ""
-    if word in lex.NON_PURPOSE_FOR_HEADS or before in lex.NON_PURPOSE_FOR_HEADS or (
+    waited = before in ("time", "while") and word in lex.INTENSIONAL_FOR_VERBS
+    if word in lex.NON_PURPOSE_FOR_HEADS or (
+            before in lex.NON_PURPOSE_FOR_HEADS and not waited) or (
             word in ("pass", "passes", "passed") and anchor.tag_.startswith("VB")):
-        return None  # "except for the cars", "as for", "could pass for a cow": a likeness
+        # "except for the cars", "as for", "could pass for a cow": a likeness ("waiting a long
+        # time for the bus" waits for it)
+        return None
     if _generic_anchor(anchor):
         return _Decision("non_assertive", "generic", _chars(anchor.left_edge, root),
                          "popular-for")
@@ -2929,14 +3016,18 @@ def _in_purpose_clause(verb: Token) -> bool:
 
 def _use_relative(clause: Token) -> bool:
     """A relative clause with a modal of possibility on a place ("on which customers can place
-    their cups", "that cows might graze in"): what the place can be used for."""
+    their cups", "that cows might graze in", "a setting in which people would sit"): what the
+    place can be used for."""
     if clause.dep_ != "relcl" or not any(c.dep_ == "aux" and c.lower_ in ("can", "could",
-                                                                        "might", "may")
+                                                                        "might", "may", "would")
                                          for c in clause.children) or any(
             c.dep_ == "mark" and c.lower_ == "that" for c in clause.children):
         return False  # (a that-clause: "streaks hint that vehicles may have passed")
     if _modal_guess(clause) is not None:
         return False  # a guess at what goes on there: "behind which a person might be standing"
+    if any(c.dep_ == "aux" and c.lower_ == "would" for c in clause.children) and any(
+            c.lower_ in lex.HABITUAL_ADVERBS for c in clause.children):
+        return False  # a habit: "the sort of space a kid would typically sprawl out in"
     return any(c.dep_ == "prep" and any(g.lower_ == "which" for g in c.children)
                or c.dep_ in ("prt", "prep") and not list(c.children) and c.i > clause.i
                for c in clause.children)
@@ -2989,6 +3080,9 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     if top.dep_ == "pobj" and top.head.lower_ == "of" and top.head.head.lower_ in lex.HEDGE_NOUNS:
         # "the possibility of a dog hiding in the bushes"
         return _Decision("non_assertive", "hedged", _chars(top.head.head, root), "hedge-noun")
+    presence = _guessed_presence(top)
+    if presence is not None:
+        return _Decision("non_assertive", "hedged", _chars(presence, root), "guessed-presence")
     decision = _open_question(root, top) or _question(root, top) or \
         _alternative(root, category) or _slash_alternative(root, category)
     if decision is not None:
@@ -2996,6 +3090,23 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
         _likeness_idiom(span, top) or _belief_aside(span, top) or \
         _idiom_hedge(span, root, top)
+
+
+def _guessed_presence(top: Token) -> Token | None:
+    """ "the presence of cars is suggested by the light", "the presence of more people there is
+    possible": a presence only inferred or allowed for (not "the presence of the bench adds
+    charm"). Returns "presence"."""
+    noun = top  # (`_np_top` climbs from "cars" to "presence", as from a partitive's object)
+    if noun.lower_ not in lex.PRESENCE_NOUNS or not any(
+            c.dep_ == "prep" and c.lower_ == "of" for c in noun.children):
+        return None
+    verb = noun.head
+    if noun.dep_ == "nsubjpass" and (verb.lower_ in lex.INFERENCE_VERBS | lex.BELIEF_VERBS):
+        return noun
+    if noun.dep_ == "nsubj" and verb.lower_ in lex.BE_FORMS and any(
+            c.dep_ == "acomp" and c.lower_ in lex.HEDGE_ADJECTIVES for c in verb.children):
+        return noun
+    return None
 
 
 def _idiom_hedge(span: Span, root: Token, top: Token) -> _Decision | None:
@@ -3878,8 +3989,8 @@ def _hedge_cue(predicate: Token, root: Token) -> Token | None:
             or predicate.nbor(1).lower_ == "like"):  # "it looks like there is a dog"
         return predicate
     for child in predicate.children:
-        if child.i >= root.i:
-            continue
+        if child.i >= root.i or _clause_break(child, root):
+            continue  # ("Probably; there might be a dog": the answer's word, then the clause's)
         if child.dep_ in ("advmod", "npadvmod") and child.lower_ in lex.HEDGE_ADVERBS:
             return child
         if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(

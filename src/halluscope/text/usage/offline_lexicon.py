@@ -44,10 +44,11 @@ def verb_forms(*bases: str) -> frozenset[str]:
 HEDGE_ADVERBS: frozenset[str] = frozenset({
     "possibly", "perhaps", "maybe", "probably", "likely", "presumably", "potentially",
     "seemingly", "apparently", "conceivably", "supposedly", "allegedly", "perchance",
+    "ostensibly", "purportedly", "plausibly",
 })
 # Adjectives of a hedged clause: "it is likely that a dog ...", "it is possible that ...".
 HEDGE_ADJECTIVES: frozenset[str] = frozenset({"likely", "possible", "probable", "plausible",
-                                              "unclear", "uncertain"})
+                                              "conceivable", "unclear", "uncertain"})
 # Modal auxiliaries of epistemic possibility. "can" is not one: "a cat can be seen" is how VLMs
 # assert presence.
 HEDGE_MODALS: frozenset[str] = frozenset({"may", "might", "could"})
@@ -117,7 +118,9 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "symbols", "design", "designs", "pattern", "patterns", "carving", "carvings", "artwork",
     "artworks", "depiction", "depictions", "rendering", "banner", "banners", "billboard",
     "billboards", "advertisement", "advertisements", "ad", "ads", "magnet", "magnets",
-    "ornament", "ornaments", "cutout", "cutouts", "doll", "dolls", "plush", "tattoo", "tattoos",
+    "ornament", "ornaments", "cutout", "cutouts", "doll", "dolls", "plush", "plushie",
+    "plushies", "wallpaper", "wallpapers", "mobile", "mobiles", "pic", "pics", "canvas",
+    "canvases", "tattoo", "tattoos",
     "sketch", "sketches", "mosaic", "postcard", "postcards", "puppet", "puppets", "topper",
     "toppers", "motif", "motifs", "stencil", "engraving", "shape", "shapes", "figure", "figures",
     "model", "models", "costume", "costumes", "balloon", "balloons", "video", "videos", "clip",
@@ -132,7 +135,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
 FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
                                          "photos", "photograph", "photographs", "snapshot",
-                                         "snapshots"})
+                                         "snapshots", "pic", "pics"})
 # Depiction nouns whose "of" does not introduce content ("a sign of life", "the shape of a cake").
 NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", "figure",
                                             "figures", "design", "designs", "pattern", "patterns"})
@@ -205,7 +208,7 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego", "felt",
     "pretend", "illustrated", "stenciled", "stencilled", "sketched", "piped",
     "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl", "aluminum", "aluminium",
-    "terracotta",
+    "terracotta", "fabric", "plushie", "towel", "carousel", "rocking",
 }) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -218,7 +221,8 @@ MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden"
                                                 "glass", "decorative", "stuffed", "rubber",
                                                 "plush", "felt", "iron", "steel", "plaster",
                                                 "copper", "tin", "foam", "vinyl", "aluminum",
-                                                "aluminium", "terracotta"}) | \
+                                                "aluminium", "terracotta", "fabric", "plushie",
+                                                "towel", "carousel", "rocking"}) | \
     ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Materials no real food is made of: "a plaster pizza", "a felt carrot" are likenesses ("a
 # chocolate donut" is a donut).
@@ -294,6 +298,14 @@ SHOWING_PARTICIPLES: frozenset[str] = frozenset({
 # Passive participles that put their noun on a medium: "a dog displayed on the laptop's screen".
 DISPLAYED_PARTICIPLES: frozenset[str] = frozenset({"displayed", "shown", "pictured", "featured",
                                                    "depicted", "projected"})
+# Passives of depicting whose subject is a picture's content once placed on something: "a train
+# is depicted along its side" ("pictured" and "shown" also say what a photo shows).
+DEPICTED_PASSIVES: frozenset[str] = frozenset({"depicted", "portrayed", "illustrated", "drawn",
+                                               "sketched", "represented", "rendered"})
+# Prepositions that place such a picture on a thing or give it a form ("along its side", "in
+# sculptural form"; "in the image" names the captioned frame and is left out by the caller).
+DEPICTION_PLACING_PREPOSITIONS: frozenset[str] = frozenset({"on", "along", "across", "in",
+                                                            "inside", "onto", "as"})
 # What people do with shown content: "a TV showing the game the man is playing" (he is real).
 VIEWING_VERBS: frozenset[str] = verb_forms("watch", "play", "view", "enjoy", "follow") | {
     "seen", "saw", "watched", "played", "viewed"}
@@ -358,6 +370,8 @@ HUNG_PARTICIPLES: frozenset[str] = frozenset({"hanging", "hung", "mounted", "pin
 VAGUE_DEPICTION_NOUNS: frozenset[str] = frozenset({"shape", "shapes", "figure", "figures",
                                                    "silhouette", "silhouettes", "outline",
                                                    "outlines"})
+# Nouns of animals in general, which a material makes likenesses of: "origami animals".
+ANIMAL_NOUNS: frozenset[str] = frozenset({"animal", "animals", "creature", "creatures"})
 # Nouns general enough to be re-described by a hedge even though the vocabulary maps them to a
 # category ("a vehicle, possibly a truck": a vehicle is asserted).
 GENERAL_ANCHORS: frozenset[str] = frozenset({"vehicle", "vehicles", "animal", "animals",
@@ -441,7 +455,8 @@ FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "ma
                                              "dressed", "disguised", "costumed", "molded",
                                              "moulded", "formed", "decorated", "painted",
                                              "sculpted", "crafted", "fashioned", "folded",
-                                             "twisted"})
+                                             "twisted", "built", "constructed", "frosted",
+                                             "iced", "trimmed", "sewn", "knitted", "baked"})
 # Nouns of a form whose "of"-object is what the form shows: "carved into the heads of two
 # horses", "folded into the shape of a swan".
 FORM_NOUNS: frozenset[str] = frozenset({"head", "heads", "shape", "shapes", "form", "forms",
@@ -516,6 +531,9 @@ INTENDED_EFFECT_VERBS: frozenset[str] = verb_forms("attract", "deter", "repel", 
 # from any truck".
 PROTECTING_VERBS: frozenset[str] = verb_forms("shield", "protect", "guard", "shelter", "save",
                                              "keep")
+# Verbs whose object, kept "from" doing something by a thing's purpose, is only guarded against:
+# "posts there to keep trucks from hitting the wall".
+PREVENTING_VERBS: frozenset[str] = verb_forms("keep", "stop", "prevent")
 # Verbs whose "of"/"about"-object, in a to-infinitive of purpose, is what a thing warns of:
 # "a cone placed to warn people of an approaching train".
 WARNING_VERBS: frozenset[str] = verb_forms("warn", "alert", "remind")
@@ -547,7 +565,7 @@ PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "built", "made", "meant", "ready", "enough", "perfect", "ideal", "suitable", "convenient",
     "great", "able", "available", "place", "places", "space", "spot", "spots", "area", "areas",
     "room", "way", "opportunity", "chance", "location", "setting", "designated", "eager", "about",
-    "waiting", "sufficient", "adequate", "intended", "going", "sized"}
+    "waiting", "sufficient", "adequate", "intended", "going", "sized", "scaled"}
 # Nouns whose "for"-object is a beneficiary/purpose ("food for the cat") are any nouns; these
 # adjectives do the same ("perfect for families").
 PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
@@ -921,7 +939,10 @@ LISTING_VERBS: frozenset[str] = verb_forms("list")
 # be assumed that ...".
 BELIEF_VERBS: frozenset[str] = verb_forms("think", "believe", "guess", "suspect", "assume",
                                           "presume", "suppose", "infer", "speculate",
-                                          "deduce") | {"thought", "inferred"}
+                                          "deduce", "reckon", "bet") | {"thought", "inferred"}
+# Nouns of a thing's being there, whose "of"-object is only as present as they are said to be:
+# "the presence of cars is suggested by the light".
+PRESENCE_NOUNS: frozenset[str] = frozenset({"presence", "existence"})
 # Words that make a phrase a further instance, not the one already named: "a second cat",
 # "another person", "more birds".
 NEW_INSTANCE_WORDS: frozenset[str] = frozenset({"another", "other", "additional", "more",
@@ -942,7 +963,7 @@ FRAME_WORDS: frozenset[str] = frozenset({"frame", "view", "sight", "shot", "pict
 LIKENESS_IDIOMS: frozenset[tuple[str, ...]] = frozenset({
     ("akin", "to"), ("suggestive", "of"), ("reminiscent", "of")})
 GUESS_IDIOMS: frozenset[tuple[str, ...]] = frozenset({
-    ("can", "guess"), ("'d", "say"), ("would", "say")})
+    ("can", "guess"), ("'d", "say"), ("would", "say"), ("'d", "guess"), ("would", "guess")})
 # The writer's doubt as an aside next to a noun phrase: "it is a frisbee i think", "a bed, if
 # I'm not mistaken". (Tokens as the parser splits them: "i 'm", "do n't".) Those starting with
 # "i" count only at the end of a clause ("a cat i think is asleep" is a different sentence).
@@ -951,7 +972,8 @@ DOUBT_ASIDES: tuple[str, ...] = (
     "not sure", "i can not tell", "i cannot tell", "i ca n't tell", "i do n't know",
     "i dont know", "if i 'm not mistaken", "if i am not mistaken", "hard to say",
     "hard to tell", "hard to see", "it is not clear", "it 's not clear", "one would guess",
-    "one can guess", "i 'd guess", "i would guess", "i 'd say", "i would say", "one would say")
+    "one can guess", "i 'd guess", "i would guess", "i 'd say", "i would say", "one would say",
+    "i 'm guessing", "i am guessing", "i bet", "i reckon", "i suspect", "i imagine")
 # A rare word of each doubt aside, to skip captions that have none.
 DOUBT_ASIDE_WORDS: frozenset[str] = frozenset({"i", "sure", "mistaken", "hard", "clear",
                                                "guess", "say"})
