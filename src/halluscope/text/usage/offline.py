@@ -2695,9 +2695,10 @@ def _purpose_rules(root: Token) -> _Decision | None:
             return _Decision("non_assertive", "purpose", _chars(head.head, head),
                              "awaited-arrival")
         arrival = next((c for c in head.children if c.dep_ == "xcomp" and _has_aux_to(c) and
-                        c.lower_ in lex.ARRIVAL_VERBS), None)
-        if child.dep_ == "nsubjpass" and child.i == top.i and arrival is not None and \
-                head.lower_ in lex.EXPECTING_VERBS:
+                        c.lower_ in lex.ARRIVAL_VERBS), None) \
+            if child.dep_ == "nsubjpass" and child.i == top.i and \
+            head.lower_ in lex.EXPECTING_VERBS else None
+        if arrival is not None:
             # "their luggage is expected to appear shortly": the same, said in the passive
             return _Decision("non_assertive", "purpose", _chars(head, arrival), "awaited-arrival")
         if child.dep_ == "nsubj" and child.i == top.i and head.lower_ in lex.ARRIVAL_VERBS and \
@@ -3989,12 +3990,13 @@ def _hedge_cue(predicate: Token, root: Token) -> Token | None:
             or predicate.nbor(1).lower_ == "like"):  # "it looks like there is a dog"
         return predicate
     for child in predicate.children:
-        if child.i >= root.i or _clause_break(child, root):
-            continue  # ("Probably; there might be a dog": the answer's word, then the clause's)
-        if child.dep_ in ("advmod", "npadvmod") and child.lower_ in lex.HEDGE_ADVERBS:
-            return child
-        if child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
-                child, predicate)) and predicate.lower_ not in lex.PERCEPTION_PARTICIPLES:
+        if child.i >= root.i:
+            continue
+        cue = child.dep_ in ("advmod", "npadvmod") and child.lower_ in lex.HEDGE_ADVERBS or (
+            child.dep_ == "aux" and (child.lower_ in lex.HEDGE_MODALS or _epistemic_must(
+                child, predicate)) and predicate.lower_ not in lex.PERCEPTION_PARTICIPLES)
+        if cue and not _clause_break(child, root):
+            # ("Probably; there might be a dog": the answer's word, then the clause's modal)
             return child
     return None
 
