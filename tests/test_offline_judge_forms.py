@@ -939,6 +939,19 @@ NON_ASSERTIVE = [
      "purpose"),
     ("The travelers have been waiting a long time for their suitcases.", "suitcases", 0,
      "purpose"),
+    # Round 27: what clues are evidence of or consistent with; an inference denied; a habit
+    # inferred of a kind.
+    ("Paw prints on the hood are consistent with a cat sleeping there.", "cat", 0, "hedged"),
+    ("The open gate is evidence that a horse got out of the field.", "horse", 0, "hedged"),
+    ("Crumbs cover the plate, a sign that a sandwich was eaten here.", "sandwich", 0, "hedged"),
+    ("Nothing on the table suggests that a cake was served.", "cake", 0, "negation"),
+    ("There is no evidence that a dog has been in the yard.", "dog", 0, "negation"),
+    ("The clean bowl does not suggest that a cat lives here.", "cat", 0, "negation"),
+    ("There is nothing to indicate that a boat has used this dock.", "boat", 0, "negation"),
+    ("The worn path suggests that cyclists often ride through the park.", "cyclists", 0,
+     "generic"),
+    ("The tracks indicate that trucks regularly come down this road.", "trucks", 0, "generic"),
+    ("The leash suggests that a dog usually sleeps here.", "dog", 0, "hedged"),
 ]
 
 
@@ -1419,6 +1432,13 @@ EXISTENTIAL = [
     ("The room is so small that people can barely move.", "people", 0),
     ("A small boat is rocking on the waves.", "boat", 0),
     ("The field has grazing animals, including a horse.", "horse", 0),
+    # Round 27: a hedge in the next clause, whose subject the parser glued to the first one
+    # (with its verb read as a noun); a verb after a singular noun, tagged as a verb.
+    ("A cyclist pauses by the fountain; the park is probably busier on weekends.", "cyclist", 0),
+    ("Two pairs of skis lean against the door, and their owners will probably return soon.",
+     "skis", 0),
+    ("A sparrow hops along the railing, and more will likely follow.", "sparrow", 0),
+    ("A pigeon pecks at the crumbs on the sidewalk.", "pigeon", 0),
 ]
 
 

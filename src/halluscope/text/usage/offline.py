@@ -593,9 +593,14 @@ def classify(span: Span, category: str) -> _Decision:
     for rule in (_not_object, _depictive, _compound, _negation, _liked_kind, _purpose, _hedged,
                  _generic):
         decision = rule(span, root, category)
-        if decision is not None and decision.reason == "possessive-under-hedge":
+        if decision is not None and (decision.reason == "possessive-under-hedge" or
+                                     decision.reason == "inference"
+                                     and decision.subtype == "hedged" and not _one_guessed(root)):
             # A hedge's exception ("looking at his phone") does not make a habit's object an
-            # instance: "a street that looks like one where kids often ride their bikes".
+            # instance: "a street that looks like one where kids often ride their bikes"; nor
+            # is a habit inferred a guessed instance: "ruts suggest that trucks regularly use
+            # this road" says what trucks do here, not that one is here now ("a parrot
+            # normally lives here", "someone uses it regularly": one guessed at).
             return _generic(span, root, category) or decision
         if decision is not None:
             return decision
@@ -603,6 +608,14 @@ def classify(span: Span, category: str) -> _Decision:
 
 
 # --- small helpers ---------------------------------------------------------------------------
+
+def _one_guessed(noun: Token) -> bool:
+    """A single indefinite instance: "a parrot", "someone" (not "parrots", "one person")."""
+    # (the article read before the noun, as the parser may hang it elsewhere: "implies that a
+    # parrot normally lives here", with "lives" taken for a noun)
+    return noun.lower_ in lex.INDEFINITE_PRONOUNS or noun.tag_ == "NN" and any(
+        t.lower_ in ("a", "an") for t in noun.doc[max(noun.left_edge.i - 1, 0):noun.i])
+
 
 def _chars(first: Token, last: Token) -> tuple[int, int]:
     """Character span from `first` through `last`."""
@@ -895,8 +908,9 @@ def _tagged_verb_noun(modifier: Token, head: Token) -> bool:
 def _singular_det_plural_head(modifier: Token, head: Token) -> bool:
     """ "A freight train winds around the hill", "a fork glints beside the plate": a singular
     article cannot go with a plural head, so the "-s" word after the noun is its verb, which the
-    tagger read as a plural noun (not "a bus stop", "a glasses case", "a news stand")."""
-    if not (head.tag_ == "NNS" and modifier.tag_ == "NN" and head.i == modifier.i + 1 and
+    tagger read as a plural noun, or as a verb it then made the compound's head ("a pigeon
+    pecks at the seeds"; not "a bus stop", "a glasses case", "a news stand")."""
+    if not (head.tag_ in ("NNS", "VBZ") and modifier.tag_ == "NN" and head.i == modifier.i + 1 and
             head.lower_.endswith("s") and head.lower_ not in lex.SINGULAR_S_NOUNS):
         return False
     article = next((c for c in head.children if c.dep_ == "det" and c.i < modifier.i), None)
@@ -3615,6 +3629,16 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
         not _hedged_pivot(anchor)
 
 
+def _glued_subject(subject: Token, predicate: Token) -> bool:
+    """The parser made the subject of one clause the subject of the next: a semicolon lies between
+    them, or the predicate has another subject nearer to it ("two pairs of skis lean against the
+    wall, and their owners will probably be back", "a cyclist pedals along the path; this trail
+    is probably busier later", with "lean" and "pedals" read as nouns). A hedge on that
+    predicate is on its own subject, not on the glued one."""
+    return _clause_break(subject, predicate) or any(
+        c.dep_ in _SUBJECT_DEPS and subject.i < c.i < predicate.i for c in predicate.children)
+
+
 def _hedged_pivot(anchor: Token) -> bool:
     """ "there might be another piece of furniture, maybe a stool": the anchor is itself only
     guessed at, so a re-description of it asserts nothing."""
@@ -3674,6 +3698,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 # "there is", as its subject would be
                 return _Decision("non_assertive", "hedged", _chars(cue, root), "hedged-clause")
         if child.dep_ in _SUBJECT_DEPS:
+            if _glued_subject(child, head):
+                return None
             if child.dep_ == "nsubj" and head.dep_ == "ccomp" and head.tag_ in ("VB", "VBG") \
                     and head.head.lower_ in lex.WATCHING_VERBS and not any(
                         c.dep_ in ("aux", "mark") for c in head.children):
@@ -3694,14 +3720,15 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 any(c.dep_ == "mark" and c.lower_ == "that" for c in clause.children)
             # ("streaks hint that vehicles may have passed": the tagger can read "hint" as a
             # noun, its that-clause as a relative one)
-            if (clause.dep_ == "ccomp" or hinted) and clause.head.lower_ in lex.INFERENCE_VERBS \
+            if (clause.dep_ == "ccomp" or hinted) and clause.head.lower_ in \
+                    lex.INFERENCE_VERBS | lex.INFERENCE_NOUNS \
                     and clause.head.i < clause.i and not _clause_break(clause.head, root) \
                     and (not _own_definite(root, top) or _described_agent(top)
                          or _owner_unknown(top) or described):
                 # (Not "a laptop rests on a suitcase; this suggests ...": the parser can hang
                 # the clause before on the inference verb.)
-                return _Decision("non_assertive", "hedged", _chars(clause.head, root),
-                                 "inference")
+                return _Decision("non_assertive", _inference_subtype(clause.head),
+                                 _chars(clause.head, root), "inference")
             cue = _clause_hedge(head, top)
             if cue is not None and (not _own_definite(root, top) or _described_agent(top)
                                     and not _placed_by_participle(top)):
@@ -3725,16 +3752,19 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
                 return _Decision("non_assertive", "hedged", _chars(cue, root) if cue.i < root.i
                                  else _chars(root, cue), "hedged-presence")
             return None
-        if head.lower_ in lex.INFERENCE_VERBS and (child.dep_ in ("ccomp", "dobj") or (
-                child.dep_ == "prep" and child.lower_ == "at")) and \
+        if (head.lower_ in lex.INFERENCE_VERBS and (child.dep_ in ("ccomp", "dobj") or (
+                child.dep_ == "prep" and child.lower_ == "at")) or head.lower_ == "consistent"
+                and child.dep_ == "prep" and child.lower_ == "with") and \
                 head.i < child.i and not _clause_break(head, root) and \
                 (not _own_definite(root, top) or _owner_unknown(top)):
             if aside_with is not None:
                 return None  # "suggests a birthday party, with a cake on the table": a detail
             # "suggests that children and their dogs play here", "hints at a cat"
-            return _Decision("non_assertive", "hedged", _chars(head, root), "inference")
+            return _Decision("non_assertive", _inference_subtype(head), _chars(head, root),
+                             "inference")
         if child.dep_ == "ccomp" and _writers_belief(head) and not _own_definite(root, top):
-            return _Decision("non_assertive", "hedged", _chars(head, root), "belief")
+            return _Decision("non_assertive", _inference_subtype(head), _chars(head, root),
+                             "belief")
         if child.dep_ == "advcl" and any(c.dep_ == "mark" and (
                 c.lower_ in lex.ADVERBIAL_MARKS or _reason_as(c)) for c in child.children):
             # "they may have arrived late, since chairs can be seen", "he might be a chef, as
@@ -3856,6 +3886,19 @@ def _clause_hedge(clause: Token, subject: Token) -> Token | None:
         return governor
     return next((c for c in governor.children if c.dep_ == "acomp"
                  and c.lower_ in lex.HEDGE_ADJECTIVES), None)
+
+
+def _inference_subtype(cue: Token) -> str:
+    """ "negation" for an inference or belief that is denied, "hedged" otherwise: "nothing
+    suggests that any kids have been here", "there is no evidence that a dog lives here", "the
+    bed does not suggest that a person slept in it", "there is nothing to indicate that an oven
+    was ever installed", "no reason to think a bike passed this way"."""
+    def denied(token: Token) -> bool:
+        return any(c.dep_ == "neg" or c.dep_ == "det" and c.lower_ == "no"
+                   for c in token.children) or token.lower_ in lex.NOTHING_WORDS
+    subject = next((c for c in cue.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return "negation" if denied(cue) or subject is not None and denied(subject) or (
+        _has_aux_to(cue) and denied(cue.head)) else "hedged"
 
 
 def _writers_belief(verb: Token) -> bool:

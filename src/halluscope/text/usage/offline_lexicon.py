@@ -785,6 +785,10 @@ PRESENCE_HEADS: frozenset[str] = frozenset({"presence", "activity", "activities"
 # someone was using it", "suggesting that someone might have been in the room").
 INFERENCE_VERBS: frozenset[str] = verb_forms("indicate", "suggest", "imply", "hint", "signal",
                                              "mean")
+# Nouns whose that-clause is inferred, as the verbs' is: "evidence that a jet passed overhead",
+# "signs that a parrot was kept in it" (not "a sign that says ...": there "that" is the subject).
+INFERENCE_NOUNS: frozenset[str] = frozenset({"evidence", "sign", "signs", "indication",
+                                             "indications", "proof", "clue", "clues"})
 # Categories that can appear on a decorated surface only as figures: "a cake decorated with a
 # dog" (depictive) vs. "a room decorated with vases" (real vases).
 REPRESENTED_WHEN_DECORATING: frozenset[str] = ANIMATE_CATEGORIES | frozenset({
@@ -836,6 +840,8 @@ GENERIC_MODALS: frozenset[str] = frozenset({"can", "could", "might", "may", "wou
 # The value of a list-style field that denies it: "People: none visible", "Dogs: no".
 NEGATIVE_ANSWERS: frozenset[str] = frozenset({"none", "no", "not", "absent", "zero", "0",
                                               "nothing", "n/a"})
+# Pronouns that deny what they stand for: "nothing suggests that a dog lives here".
+NOTHING_WORDS: frozenset[str] = frozenset({"nothing", "none", "nobody", "neither"})
 # First words of a yes/no question: "Is there a dog?", "Are any people visible?".
 QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", "does", "did",
                                               "can", "could", "has", "have", "any", "q"})
