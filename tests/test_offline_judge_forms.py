@@ -952,6 +952,18 @@ NON_ASSERTIVE = [
      "generic"),
     ("The tracks indicate that trucks regularly come down this road.", "trucks", 0, "generic"),
     ("The leash suggests that a dog usually sleeps here.", "dog", 0, "hedged"),
+    # Round 27: a decoy, an embroidered vehicle, a likeness the parser split from its "shaped
+    # like", one of the pictures just named; guests expected; "neither ... nor ... any".
+    ("A plastic decoy duck bobs on the pond.", "duck", 0, "depictive"),
+    ("Her jacket has an embroidered motorcycle on the back.", "motorcycle", 0, "depictive"),
+    ("A cookie jar shaped like a giant donut sits on the counter.", "donut", 0, "depictive"),
+    ("The lid is covered in stickers, including one of a red apple.", "apple", 0,
+     "depictive"),
+    ("The wall has several posters, one of a horse.", "horse", 0, "depictive"),
+    ("The organisers expect many people to stop by for coffee.", "people", 0, "purpose"),
+    ("Two chairs are set at the table, so two people are expected for lunch.", "people", 0,
+     "purpose"),
+    ("Neither the man nor the woman is holding an umbrella.", "umbrella", 0, "negation"),
 ]
 
 
@@ -1439,6 +1451,11 @@ EXISTENTIAL = [
      "skis", 0),
     ("A sparrow hops along the railing, and more will likely follow.", "sparrow", 0),
     ("A pigeon pecks at the crumbs on the sidewalk.", "pigeon", 0),
+    # Round 27: an embroidered bag is a bag; what someone is expected to do; a list of pictures
+    # ends before "one of" that refers to another noun.
+    ("An embroidered handbag hangs on the hook.", "handbag", 0),
+    ("A man is expected to win the race.", "man", 0),
+    ("The teacher expects the students to listen, and a dog sleeps under the desk.", "dog", 0),
 ]
 
 

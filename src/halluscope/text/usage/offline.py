@@ -1029,6 +1029,16 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     depicted = _depicted_passive(_np_top(root))
     if depicted is not None:
         return _Decision("non_assertive", "depictive", _chars(root, depicted), "depicted-passive")
+    edge = root.left_edge.i
+    if edge >= 2 and span.doc[edge - 1].lower_ == "like" and \
+            span.doc[edge - 2].lower_ in lex.FORM_LIKE_HEADS and root.dep_ != "pobj":
+        # "a cookie jar shaped like a giant donut sits ...", where the parser made the donut the
+        # subject of "sits" (a parse that keeps it under "like" is read in `_depiction_head`)
+        return _Decision("non_assertive", "depictive", _chars(span.doc[edge - 2], root),
+                         "shaped-like")
+    pictures = _one_of_the_pictures(root)
+    if pictures is not None:
+        return _Decision("non_assertive", "depictive", _chars(pictures, root), "one-of-them")
     food = span.doc[span.end] if span.end < len(span.doc) else None
     if food is not None and food.lower_ in lex.SHAPED_FOODS and root.head.i == food.i and (
             category in lex.REPRESENTED_WHEN_DECORATING or category in lex.DEPICTION_CATEGORIES):
@@ -2023,7 +2033,8 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
                 if not _material_of_likeness(token, root, first, category):
                     continue
             elif (word in lex.DECORATING_MODIFIERS or word == "painted" and _paint_coat(token)) \
-                    and category not in lex.ANIMATE_CATEGORIES:
+                    and category not in lex.REPRESENTED_WHEN_DECORATING:
+                # ("an embroidered bag" is a real bag; "an embroidered fire truck", a picture)
                 continue
             if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
                 continue
@@ -2082,6 +2093,21 @@ def _likeness_material(material: str, category: str) -> bool:
         return material in lex.VEHICLE_LIKENESS_MATERIALS and not (
             category == "boat" and material in lex.REAL_BOAT_MATERIALS)
     return False
+
+
+def _one_of_the_pictures(root: Token) -> Token | None:
+    """ "several posters, one of a horse", "stickers, including one of a red apple": "one"
+    stands for one of the pictures just named, and its "of"-object is what that one shows.
+    Returns the pictures' noun."""
+    if root.dep_ != "pobj" or root.head.lower_ != "of" or root.head.head.lower_ != "one":
+        return None
+    doc, k = root.doc, root.head.head.i - 1
+    while k > 0 and doc[k].lower_ in (",", "including", "especially", "notably", "and", "with",
+                                      "such", "as"):
+        k -= 1
+    pictures = doc[k]
+    return pictures if pictures.tag_ == "NNS" and pictures.lower_ in lex.DEPICTION_NOUNS and (
+        pictures.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(pictures)) else None
 
 
 def _paint_coat(painted: Token) -> bool:
@@ -2429,10 +2455,12 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
             return _Decision("non_assertive", "negation", _chars(absent, root), "absent")
     nobody = next((c for c in predicate.children if c.dep_ in _SUBJECT_DEPS and (
         c.lower_ in ("nobody", "noone", "none") or c.lower_ == "one" and any(
-            d.lower_ == "no" for d in c.children))), None)
+            d.lower_ == "no" for d in c.children) or any(
+            d.dep_ == "preconj" and d.lower_ == "neither" for d in c.children))), None)
     if nobody is not None and relation in ("dobj", "pobj") and not (
             _is_definite(top) or _is_definite(root)):
-        # "nobody is carrying an umbrella": no one has one.
+        # "nobody is carrying an umbrella": no one has one; "neither the barn nor the field
+        # shows any sign of ducks".
         return _Decision("non_assertive", "negation", _chars(nobody, root), "nobody-has")
     if not negs:
         return None
@@ -2704,8 +2732,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
                                  else "for-subject-infinitive")
         if child.dep_ == "nsubj" and child.i == top.i and _has_aux_to(head) and \
                 head.dep_ in ("ccomp", "xcomp") and head.head.lower_ in lex.EXPECTING_VERBS \
-                and head.lower_ in lex.ARRIVAL_VERBS:
-            # "expecting their luggage to appear": what is expected to come is not there yet
+                and (head.lower_ in lex.ARRIVAL_VERBS or not _is_definite(top)):
+            # "expecting their luggage to appear": what is expected to come is not there yet;
+            # nor are "plenty of people" the organisers expect to stop for coffee
             return _Decision("non_assertive", "purpose", _chars(head.head, head),
                              "awaited-arrival")
         arrival = next((c for c in head.children if c.dep_ == "xcomp" and _has_aux_to(c) and
@@ -2715,6 +2744,12 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if arrival is not None:
             # "their luggage is expected to appear shortly": the same, said in the passive
             return _Decision("non_assertive", "purpose", _chars(head, arrival), "awaited-arrival")
+        if child.dep_ == "nsubjpass" and child.i == top.i and head.lower_ in \
+                lex.EXPECTING_VERBS and not _is_definite(top) and not any(
+                    c.dep_ in ("neg", "xcomp") for c in head.children):
+            # "six people are expected for dinner": guests to come (not "a man is expected to
+            # win": what he is expected to do)
+            return _Decision("non_assertive", "purpose", _chars(root, head), "awaited-arrival")
         if child.dep_ == "nsubj" and child.i == top.i and head.lower_ in lex.ARRIVAL_VERBS and \
                 head.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in ("until", "till")
                                              for c in head.children):

@@ -208,7 +208,7 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego", "felt",
     "pretend", "illustrated", "stenciled", "stencilled", "sketched", "piped",
     "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl", "aluminum", "aluminium",
-    "terracotta", "fabric", "plushie", "towel", "carousel", "rocking",
+    "terracotta", "fabric", "plushie", "towel", "carousel", "rocking", "decoy",
 }) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
