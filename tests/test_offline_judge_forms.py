@@ -964,6 +964,13 @@ NON_ASSERTIVE = [
     ("Two chairs are set at the table, so two people are expected for lunch.", "people", 0,
      "purpose"),
     ("Neither the man nor the woman is holding an umbrella.", "umbrella", 0, "negation"),
+    # Round 27: a purpose guessed at; a habit or a kind inside a guess or a purpose.
+    ("Netting is stretched over the patio, apparently to keep seagulls away from the plates.",
+     "seagulls", 0, "purpose"),
+    ("A cone stands by the door, possibly to mark a spill or to signal to people the danger.",
+     "people", 0, "purpose"),
+    ("The park looks like a place where kids often ride bikes.", "bikes", 0, "generic"),
+    ("Harbors like this are notorious for seagulls stealing fries.", "seagulls", 0, "generic"),
 ]
 
 

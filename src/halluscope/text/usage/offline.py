@@ -602,6 +602,14 @@ def classify(span: Span, category: str) -> _Decision:
             # this road" says what trucks do here, not that one is here now ("a parrot
             # normally lives here", "someone uses it regularly": one guessed at).
             return _generic(span, root, category) or decision
+        if decision is not None and decision.reason in ("hedge-scope", "for-beneficiary",
+                                                        "for-gerund"):
+            # A habit or a kind inside the guess or the purpose: "looks like a place where
+            # people often fly kites", "cafés like this are notorious for pigeons".
+            generic = _generic(span, root, category)
+            if generic is not None and decision.cue is not None and generic.cue is not None \
+                    and (generic.cue[0] > decision.cue[0] or generic.reason == "kind-like-this"):
+                return generic
         if decision is not None:
             return decision
     return _EXISTENTIAL
@@ -3869,8 +3877,33 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             # "there don't appear to be any birds": a denial, however softened (a negation cue
             # wins over a hedge).
             return _Decision("non_assertive", "negation", _chars(cue, root), "negated-hedge")
+        if _guessed_purpose(cue, top):
+            # "a cone placed there, possibly to signal to people ...", "netting stretched over
+            # the tables, apparently to keep seagulls away": the guess is at what the thing is
+            # for, and the mention is in that purpose.
+            return _Decision("non_assertive", "purpose", _chars(cue, root), "guessed-purpose")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
+
+
+def _guessed_purpose(cue: Token, top: Token) -> bool:
+    """The hedge adverb opens an infinitive of purpose whose clause holds `top`."""
+    doc = cue.doc
+    if not cue.tag_.startswith("RB") or cue.i + 2 >= len(doc) or doc[cue.i + 1].lower_ != "to" \
+            or doc[cue.i + 1].dep_ != "aux":
+        return False
+    infinitive = doc[cue.i + 1].head
+    if infinitive.dep_ not in ("advcl", "xcomp") or infinitive.i < cue.i:
+        return False
+    # What the purpose acts on or serves ("to keep seagulls away", "to signal to people"), not
+    # where it happens ("maybe to grab a drink from the refrigerator": the guess is at an act)
+    # (or in a second infinitive joined to the first: "possibly to mark an area or to signal to
+    # people ...")
+    purposes = {infinitive.i} | {c.i for c in infinitive.children
+                                 if c.dep_ == "conj" and _has_aux_to(c)}
+    return any(head.i in purposes and (child.dep_ in ("dobj", "dative", "ccomp", "xcomp") or
+                                       child.dep_ == "prep" and child.lower_ in ("to", "for"))
+               for child, head in _ancestors(top))
 
 
 def _reason_as(mark: Token) -> bool:
