@@ -971,6 +971,15 @@ NON_ASSERTIVE = [
      "people", 0, "purpose"),
     ("The park looks like a place where kids often ride bikes.", "bikes", 0, "generic"),
     ("Harbors like this are notorious for seagulls stealing fries.", "seagulls", 0, "generic"),
+    # Round 27: a picture whose verb of showing is hedged, in a relative clause after the place
+    # or with the picture put up somewhere; a thing held by a statue whose "holding" the parser
+    # hung elsewhere; a graphic, a screensaver.
+    ("A poster hangs on the door that seems to show a giraffe.", "giraffe", 0, "depictive"),
+    ("A faded photo taped to the fridge appears to show a sheep.", "sheep", 0, "depictive"),
+    ("A bronze statue of a boy stands by the gate holding a kite.", "kite", 0, "depictive"),
+    ("She wears a hoodie with a big skateboard graphic on the back.", "skateboard", 0,
+     "depictive"),
+    ("The laptop is showing a screensaver of a zebra.", "zebra", 0, "depictive"),
 ]
 
 
@@ -1461,6 +1470,8 @@ EXISTENTIAL = [
     # Round 27: an embroidered bag is a bag; what someone is expected to do; a list of pictures
     # ends before "one of" that refers to another noun.
     ("An embroidered handbag hangs on the hook.", "handbag", 0),
+    ("A boy stands by the gate holding a kite.", "kite", 0),
+    ("A man sits by the fireplace that appears to warm the room, and a dog sleeps.", "dog", 0),
     ("A man is expected to win the race.", "man", 0),
     ("The teacher expects the students to listen, and a dog sleeps under the desk.", "dog", 0),
 ]

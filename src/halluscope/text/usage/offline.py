@@ -746,11 +746,13 @@ def _showing_subject(verb: Token) -> Token | None:
         subject = _medium_above(verb)
     if subject is not None and subject.lower_ in ("it", "they"):
         subject = _antecedent(subject) or subject
-    if subject is not None and subject.lower_ in ("that", "which") and verb.dep_ == "relcl":
+    relative = verb if verb.dep_ == "relcl" else subject.head if subject is not None and \
+        subject.head.dep_ == "relcl" else None  # (also "a print that seems to show ...")
+    if subject is not None and subject.lower_ in ("that", "which") and relative is not None:
         # "a sign on the right side that displays ...": the relative's noun, or the medium
         # whose place phrase the parser hung it on.
-        subject = verb.head if verb.head.lower_ in lex.MEDIUM_NOUNS else \
-            _medium_above(verb.head) or verb.head
+        subject = relative.head if relative.head.lower_ in lex.MEDIUM_NOUNS else \
+            _medium_above(relative.head) or _placed_subject(relative.head) or relative.head
     return subject
 
 
@@ -1247,6 +1249,16 @@ def _title_word(span: Span) -> Token | None:
             "'", '"', "“", "‘", "of", "in", "the", "and")):
         k -= 1
     return doc[k] if k >= 0 and doc[k].lower_ in lex.TITLE_VERBS else None
+
+
+def _placed_subject(noun: Token) -> Token | None:
+    """The picture whose place the noun is, where a relative clause comes after the place: "a
+    painting hangs above the fireplace that appears to show a ship" -> "painting"."""
+    if noun.dep_ != "pobj" or noun.head.dep_ != "prep" or not noun.head.head.tag_.startswith("VB"):
+        return None
+    subject = _subject_of(noun.head.head)
+    return subject if subject is not None and subject.i < noun.i and (
+        subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in lex.DEPICTION_NOUNS) else None
 
 
 def _medium_above(noun: Token) -> Token | None:
@@ -1772,6 +1784,13 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.head.left_edge, head, "depicted-action"  # "a painted dog riding a skateboard"
     if child.dep_ == "dobj" and head.lower_ in lex.HOLDING_VERBS:
         subject = _showing_subject(head)  # (through "it": "The statue ... it is holding a pizza")
+        if subject is None and head.dep_ == "advcl" and head.tag_ == "VBG" and \
+                head.head.i < head.i:
+            subject = _subject_of(head.head)  # "a statue stands by the door holding a pizza"
+        elif head.dep_ == "acl" and head.tag_ == "VBG" and _is_noun(head.head) and (
+                subject is None or subject.lower_ not in lex.DEPICTION_NOUNS):
+            # (the same, with "holding" hung on the place: "stands by the entrance holding")
+            subject = _placed_subject(head.head) or subject
         while subject is not None and subject.dep_ == "pobj" and subject.head.lower_ in (
                 "of", "in") and subject.i < head.i and subject.lower_ not in lex.DEPICTION_NOUNS:
             subject = subject.head.head  # "a statue of a child in a pink hat holding a teddy bear"
@@ -1926,8 +1945,11 @@ def _frame_in_scene(noun: Token) -> bool:
         # hanging from the ceiling" (what hangs is in the photo; not "a framed photo")
         return False
     if any(t.dep_ == "pobj" and t.lower_ in lex.HANGING_SURFACES and t.head.lower_ in ("on", "in")
-           or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree):
-        return True  # "a picture of a cat on the wall": a thing in the scene
+           or t.lower_ in ("hanging", "hangs", "hung", "framed") for t in noun.subtree) or any(
+            c.dep_ == "acl" and c.lower_ in lex.PUT_UP_PARTICIPLES for c in noun.children):
+        # "a picture of a cat on the wall", "a photo pinned to the corkboard": a thing in the
+        # scene
+        return True
     if noun.dep_ in ("nsubj", "nsubjpass") and _placed(noun.head):
         return True  # "A photo of a dog is on the refrigerator", "Photos ... are taped to a door"
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in

@@ -130,6 +130,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies", "likeness",
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
+    "graphic", "graphics", "screensaver", "screensavers",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
@@ -855,6 +856,10 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
     "stored", "hidden", "moored", "docked", "anchored", "tied", "chained", "locked"})
+# Participles that put a picture up somewhere in the scene: "a photo pinned to the corkboard".
+PUT_UP_PARTICIPLES: frozenset[str] = frozenset({
+    "pinned", "taped", "tacked", "posted", "mounted", "propped", "stuck", "glued", "affixed",
+    "attached", "leaning", "displayed", "magnetized", "clipped"})
 # The same as bare infinitives: "a clock appears to hang above the door".
 PLACEMENT_VERBS: frozenset[str] = frozenset({"sit", "stand", "lie", "rest", "lean", "hang",
                                              "perch", "sprawl", "curl", "nestle"})
