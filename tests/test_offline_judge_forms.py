@@ -980,6 +980,9 @@ NON_ASSERTIVE = [
     ("She wears a hoodie with a big skateboard graphic on the back.", "skateboard", 0,
      "depictive"),
     ("The laptop is showing a screensaver of a zebra.", "zebra", 0, "depictive"),
+    # Round 27: what a made likeness looks like.
+    ("A plush toy that looks like a giraffe sits on the bed.", "giraffe", 0, "depictive"),
+    ("The figurine on the desk looks like a cat.", "cat", 0, "depictive"),
 ]
 
 
@@ -1471,6 +1474,8 @@ EXISTENTIAL = [
     # ends before "one of" that refers to another noun.
     ("An embroidered handbag hangs on the hook.", "handbag", 0),
     ("A boy stands by the gate holding a kite.", "kite", 0),
+    ("A brightly painted fire hydrant stands on the corner.", "fire hydrant", 0),
+    ("A freshly painted bench faces the lake.", "bench", 0),
     ("A man sits by the fireplace that appears to warm the room, and a dog sleeps.", "dog", 0),
     ("A man is expected to win the race.", "man", 0),
     ("The teacher expects the students to listen, and a dog sleeps under the desk.", "dog", 0),

@@ -1592,6 +1592,16 @@ def _depiction_step(child: Token, head: Token, category: str
             and _has_aux_to(head.head) and head.head.head.lower_ in lex.FORM_LIKE_HEADS:
         # "a cake built to look like a train", "cupcakes frosted to look like teddy bears"
         return head.head, head, "resembles"
+    look = _looked_like(child, head)
+    if look is not None:
+        likeness = _subject_of(look)
+        if likeness is not None and likeness.tag_ in ("WDT", "WP") and look.dep_ == "relcl":
+            likeness = look.head
+        if likeness is not None and likeness.i < look.i and _is_representation(likeness) and \
+                likeness.lower_ not in lex.VAGUE_DEPICTION_NOUNS:
+            # "a plush toy that looks like a donkey", "the figurine looks like a horse": what a
+            # likeness looks like is what it shows (not "a shape that looks like a dog", a guess)
+            return likeness, look, "resembles"
     examples = head.lower_ == "including" or head.lower_ == "as" and head.i > 0 and \
         child.doc[head.i - 1].lower_ == "such" or head.lower_ == "like" and head.head.tag_ == "NNS"
     listed = head.head
@@ -1835,6 +1845,20 @@ def _is_animate(noun: Token) -> bool:
         lex.ANIMATE_CATEGORIES
 
 
+def _looked_like(child: Token, head: Token) -> Token | None:
+    """The verb of "looks like" whose "like" governs `child`: as its object, or as the subject of
+    the clause the parser can make "like" open ("a toy that looks like a giraffe sits on the bed"
+    read as "looks like [a giraffe sits on the bed]")."""
+    if child.dep_ == "pobj" and head.lower_ == "like":
+        verb = head.head
+    elif child.dep_ == "nsubj" and head.dep_ == "advcl" and any(
+            c.dep_ == "mark" and c.lower_ == "like" for c in head.children):
+        verb = head.head
+    else:
+        return None
+    return verb if verb.lower_ in lex.LOOK_VERBS else None
+
+
 def _is_representation(noun: Token) -> bool:
     """ "the toy", "a stuffed animal", "a wooden figure", "origami animals": a thing that
     represents another (a material makes a likeness only of animals: "wooden chairs")."""
@@ -2062,10 +2086,13 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
             if word in lex.MATERIAL_MODIFIERS:
                 if not _material_of_likeness(token, root, first, category):
                     continue
-            elif (word in lex.DECORATING_MODIFIERS or word == "painted" and _paint_coat(token)) \
-                    and category not in lex.REPRESENTED_WHEN_DECORATING:
+            elif word in lex.DECORATING_MODIFIERS and \
+                    category not in lex.REPRESENTED_WHEN_DECORATING:
                 # ("an embroidered bag" is a real bag; "an embroidered fire truck", a picture)
                 continue
+            elif word == "painted" and _paint_coat(token) and \
+                    category not in lex.ANIMATE_CATEGORIES:
+                continue  # "a teal-painted wooden bench", "a brightly painted fire hydrant"
             if word in lex.INANIMATE_FAKE_MODIFIERS and category in lex.ANIMATE_CATEGORIES:
                 continue
             return token
@@ -2142,8 +2169,12 @@ def _one_of_the_pictures(root: Token) -> Token | None:
 
 def _paint_coat(painted: Token) -> bool:
     """ "painted" as a coat of paint: before the thing's material ("a teal-painted wooden
-    bench"). A colour says nothing: "a white painted bicycle" on a road is a marking."""
-    after = painted.doc[painted.i + 1] if painted.i + 1 < len(painted.doc) else None
+    bench") or after an adverb of painting ("a brightly painted fire hydrant"). A colour says
+    nothing: "a white painted bicycle" on a road is a marking."""
+    doc = painted.doc
+    after = doc[painted.i + 1] if painted.i + 1 < len(doc) else None
+    if painted.i > 0 and doc[painted.i - 1].lower_ in lex.PAINT_COAT_ADVERBS:
+        return True  # "a brightly painted fire hydrant", "a freshly painted bench"
     return after is not None and after.lower_ in lex.MATERIAL_MODIFIERS
 
 

@@ -856,6 +856,11 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
     "stored", "hidden", "moored", "docked", "anchored", "tied", "chained", "locked"})
+# Verbs of looking like: "a toy that looks like a donkey".
+LOOK_VERBS: frozenset[str] = frozenset({"look", "looks", "looked", "looking"})
+# Adverbs that make "painted" a coat of paint: "a brightly painted fire hydrant".
+PAINT_COAT_ADVERBS: frozenset[str] = frozenset({"brightly", "freshly", "newly", "recently",
+                                                "colorfully", "colourfully", "vividly"})
 # Participles that put a picture up somewhere in the scene: "a photo pinned to the corkboard".
 PUT_UP_PARTICIPLES: frozenset[str] = frozenset({
     "pinned", "taped", "tacked", "posted", "mounted", "propped", "stuck", "glued", "affixed",
