@@ -1476,6 +1476,9 @@ EXISTENTIAL = [
     ("A boy stands by the gate holding a kite.", "kite", 0),
     ("A brightly painted fire hydrant stands on the corner.", "fire hydrant", 0),
     ("A freshly painted bench faces the lake.", "bench", 0),
+    # Round 27: a run-on's next clause, opened by "and" and a place, after a hedged clause.
+    ("It seems like he is cooking dinner and on the counter next to him there is a bowl of "
+     "carrots.", "bowl", 0),
     ("A man sits by the fireplace that appears to warm the room, and a dog sleeps.", "dog", 0),
     ("A man is expected to win the race.", "man", 0),
     ("The teacher expects the students to listen, and a dog sleeps under the desk.", "dog", 0),

@@ -3891,7 +3891,7 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return None
         if aside_with is not None and cue.i < aside_with.i:
             return None  # "likely working on a project, with a cup of coffee beside him"
-        if _clause_break(cue, root) or _past_aside(cue, root):
+        if _clause_break(cue, root) or _past_aside(cue, root) or _placed_after_and(cue, top):
             return None  # "there appear to be lights – including tables with chairs"
         if cue.i == head.i and child.dep_ not in ("xcomp", "attr", "ccomp", "oprd", "dobj") \
                 and not (child.dep_ == "prep" and (child.lower_ == "like" or child.lower_ == "as"
@@ -3937,6 +3937,24 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return _Decision("non_assertive", "purpose", _chars(cue, root), "guessed-purpose")
         return _Decision("non_assertive", "hedged", _chars(cue, root), "hedge-scope")
     return None
+
+
+def _placed_after_and(cue: Token, top: Token) -> bool:
+    """A run-on's next clause, opened by "and" and a place, after the hedged clause has its
+    subject and verb: "it seems like he is helping his mother and on the counter in front of
+    him there are some carrots" (the parser hangs the "there" clause on "seems")."""
+    there = next((c for c in top.head.children if c.dep_ == "expl"), None) \
+        if top.dep_ == "attr" else None
+    if there is None or there.i < cue.i:
+        return False
+    doc = cue.doc
+    for k in range(cue.i + 1, there.i - 1):
+        if doc[k].lower_ == "and" and doc[k + 1].tag_ == "IN" and any(
+                t.tag_.startswith("VB") and any(c.dep_ == "nsubj" and cue.i < c.i < k
+                                                for c in t.children)
+                for t in doc[cue.i + 1:k]):
+            return True
+    return False
 
 
 def _guessed_purpose(cue: Token, top: Token) -> bool:
