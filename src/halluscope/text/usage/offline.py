@@ -1043,7 +1043,7 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if edge >= 2 and span.doc[edge - 1].lower_ == "like" and \
             span.doc[edge - 2].lower_ in lex.FORM_LIKE_HEADS and root.dep_ != "pobj":
         # "a cookie jar shaped like a giant donut sits ...", where the parser made the donut the
-        # subject of "sits" (a parse that keeps it under "like" is read in `_depiction_head`)
+        # subject of "sits" (a parse that keeps it under "like" is read in `_depiction_step`)
         return _Decision("non_assertive", "depictive", _chars(span.doc[edge - 2], root),
                          "shaped-like")
     pictures = _one_of_the_pictures(root)
@@ -3966,10 +3966,9 @@ def _guessed_purpose(cue: Token, top: Token) -> bool:
     infinitive = doc[cue.i + 1].head
     if infinitive.dep_ not in ("advcl", "xcomp") or infinitive.i < cue.i:
         return False
-    # What the purpose acts on or serves ("to keep seagulls away", "to signal to people"), not
-    # where it happens ("maybe to grab a drink from the refrigerator": the guess is at an act)
-    # (or in a second infinitive joined to the first: "possibly to mark an area or to signal to
-    # people ...")
+    # What the purpose, or a second one joined to it, acts on or serves ("to keep seagulls
+    # away", "possibly to mark an area or to signal to people"), not where it happens ("maybe to
+    # grab a drink from the refrigerator": the guess is at an act)
     purposes = {infinitive.i} | {c.i for c in infinitive.children
                                  if c.dep_ == "conj" and _has_aux_to(c)}
     return any(head.i in purposes and (child.dep_ in ("dobj", "dative", "ccomp", "xcomp") or

@@ -857,7 +857,7 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
     "stored", "hidden", "moored", "docked", "anchored", "tied", "chained", "locked"})
 # Verbs of looking like: "a toy that looks like a donkey".
-LOOK_VERBS: frozenset[str] = frozenset({"look", "looks", "looked", "looking"})
+LOOK_VERBS: frozenset[str] = verb_forms("look")
 # Adverbs that make "painted" a coat of paint: "a brightly painted fire hydrant".
 PAINT_COAT_ADVERBS: frozenset[str] = frozenset({"brightly", "freshly", "newly", "recently",
                                                 "colorfully", "colourfully", "vividly"})
