@@ -983,6 +983,13 @@ NON_ASSERTIVE = [
     # Round 27: what a made likeness looks like.
     ("A plush toy that looks like a giraffe sits on the bed.", "giraffe", 0, "depictive"),
     ("The figurine on the desk looks like a cat.", "cat", 0, "depictive"),
+    # Round 27: a hedged "there is" that a later "the boats" does not take back; a free
+    # relative in a list; a re-description of a thing itself only guessed at.
+    ("Boats are tied to the dock. Further out, there might be a kayak near the rocks. The "
+     "boats are white.", "kayak", 0, "hedged"),
+    ("There is a glass case filled with pastries, including several donuts and what appears to "
+     "be a slice of chocolate cake.", "cake", 0, "hedged"),
+    ("The crates appear to contain fresh fruit, possibly apples.", "apples", 0, "hedged"),
 ]
 
 

@@ -274,7 +274,8 @@ class OfflineJudge:
                                                  mention)))
         for n, (k, span, decision) in enumerate(decided):
             if decision.reason == "hedge-scope" and mentions[k].category != "person" and not any(
-                    c.lower_ in lex.NEW_INSTANCE_WORDS for c in span.root.children) and any(
+                    c.lower_ in lex.NEW_INSTANCE_WORDS for c in span.root.children) and \
+                    not _guessed_pivot(_np_top(span.root)) and any(
                     mentions[j].category == mentions[k].category and later.usage == "existential"
                     and _is_definite(_np_top(later_span.root))
                     for j, later_span, later in decided[n + 1:]):
@@ -499,6 +500,13 @@ def _is_modifier(span: Span) -> bool:
     # (Not "shade for pedestrians walking by": people who walk past, not an activity's object.)
     return hyphened or span.root.dep_ in ("compound", "amod", "nmod") or \
         _gerund_modifier(span.root, verb) and not (span.root.tag_ == "NNS" and moving)
+
+
+def _guessed_pivot(np: Token) -> bool:
+    """The pivot of a hedged "there is": "there might be a kayak near the rocks" introduces a
+    thing of its own, which a later "the boats" does not take back."""
+    return np.dep_ == "attr" and any(c.dep_ == "expl" for v in (np.head, np.head.head)
+                                     for c in v.children)
 
 
 def _re_describes(attr: Token) -> bool:
@@ -3713,8 +3721,11 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
                 c.lower_ in lex.NEW_INSTANCE_WORDS for c in np.children):
             return False  # "there seems to be a child", "could be a second cat": new things
         anchor = _subject_of(np.head)
-        if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.head.dep_ == "relcl":
-            anchor = anchor.head.head  # "a stuffed animal, which appears to be a teddy bear"
+        if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.lower_ != "what" \
+                and anchor.head.dep_ == "relcl":
+            # "a stuffed animal, which appears to be a teddy bear" (not "donuts and what appears
+            # to be a slice of cake", a free relative the parser hung on the list)
+            anchor = anchor.head.head
         if anchor is not None and cue is not None and anchor.i > cue.i:
             return False
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
@@ -3736,9 +3747,13 @@ def _glued_subject(subject: Token, predicate: Token) -> bool:
 
 
 def _hedged_pivot(anchor: Token) -> bool:
-    """ "there might be another piece of furniture, maybe a stool": the anchor is itself only
-    guessed at, so a re-description of it asserts nothing."""
+    """ "there might be another piece of furniture, maybe a stool", "the boxes appear to contain
+    fresh produce, possibly bananas": the anchor is itself only guessed at, so a re-description
+    of it asserts nothing."""
     be = anchor.head
+    if anchor.dep_ == "dobj" and be.lower_ in lex.CONTAINING_VERBS and \
+            _has_aux_to(be) and be.dep_ == "xcomp" and be.head.lower_ in lex.HEDGE_VERBS:
+        return True  # "the boxes appear to contain fresh produce, possibly bananas"
     if anchor.dep_ != "attr" or be.lower_ not in lex.BE_FORMS:
         return False
     raised = be.head if be.dep_ == "xcomp" and be.head.lower_ in lex.HEDGE_VERBS else None

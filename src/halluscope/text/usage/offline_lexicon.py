@@ -856,6 +856,8 @@ PLACEMENT_PARTICIPLES: frozenset[str] = frozenset({
     "nestled", "gathered", "clustered", "left", "lying", "sitting", "standing", "resting",
     "stuck", "plugged", "leaning", "lodged", "wedged", "piled", "laid", "curled", "sprawled",
     "stored", "hidden", "moored", "docked", "anchored", "tied", "chained", "locked"})
+# Verbs of having inside: "the boxes appear to contain fresh produce".
+CONTAINING_VERBS: frozenset[str] = verb_forms("have", "contain", "hold", "include")
 # Verbs of looking like: "a toy that looks like a donkey".
 LOOK_VERBS: frozenset[str] = verb_forms("look")
 # Adverbs that make "painted" a coat of paint: "a brightly painted fire hydrant".
