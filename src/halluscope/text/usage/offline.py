@@ -275,7 +275,7 @@ class OfflineJudge:
         for n, (k, span, decision) in enumerate(decided):
             if decision.reason == "hedge-scope" and mentions[k].category != "person" and not any(
                     c.lower_ in lex.NEW_INSTANCE_WORDS for c in span.root.children) and \
-                    not _guessed_pivot(_np_top(span.root)) and any(
+                    not _pivot_of_there(_np_top(span.root)) and any(
                     mentions[j].category == mentions[k].category and later.usage == "existential"
                     and _is_definite(_np_top(later_span.root))
                     for j, later_span, later in decided[n + 1:]):
@@ -502,17 +502,17 @@ def _is_modifier(span: Span) -> bool:
         _gerund_modifier(span.root, verb) and not (span.root.tag_ == "NNS" and moving)
 
 
-def _guessed_pivot(np: Token) -> bool:
+def _pivot_of_there(np: Token) -> bool:
     """The pivot of a hedged "there is": "there might be a kayak near the rocks" introduces a
     thing of its own, which a later "the boats" does not take back."""
-    return np.dep_ == "attr" and any(c.dep_ == "expl" for v in (np.head, np.head.head)
-                                     for c in v.children)
+    return np.dep_ in ("attr", "oprd") and any(c.dep_ == "expl" for v in (np.head, np.head.head)
+                                               for c in v.children)
 
 
 def _re_describes(attr: Token) -> bool:
     """ "It appears to be a water bottle": a subject that is there already (not "there appears
     to be another person")."""
-    if any(c.dep_ == "expl" for v in (attr.head, attr.head.head) for c in v.children):
+    if _pivot_of_there(attr):
         return False  # "there may be additional vehicles": a new thing, whatever the parse above
     subject = _subject_of(attr.head)
     return subject is not None and subject.dep_ != "expl" and subject.lower_ != "what" and not any(
@@ -3717,8 +3717,7 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
         # against his ear, probably a cell phone" guesses what the something is)
         anchor = same if aside is not None and np.head.i == aside.i else np.head
     elif np.dep_ in ("attr", "oprd"):
-        if any(c.dep_ == "expl" for v in (np.head, np.head.head) for c in v.children) or any(
-                c.lower_ in lex.NEW_INSTANCE_WORDS for c in np.children):
+        if _pivot_of_there(np) or any(c.lower_ in lex.NEW_INSTANCE_WORDS for c in np.children):
             return False  # "there seems to be a child", "could be a second cat": new things
         anchor = _subject_of(np.head)
         if anchor is not None and anchor.tag_ in ("WDT", "WP") and anchor.lower_ != "what" \
