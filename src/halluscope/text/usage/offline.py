@@ -754,13 +754,16 @@ def _showing_subject(verb: Token) -> Token | None:
         subject = _medium_above(verb)
     if subject is not None and subject.lower_ in ("it", "they"):
         subject = _antecedent(subject) or subject
-    relative = verb if verb.dep_ == "relcl" else subject.head if subject is not None and \
-        subject.head.dep_ == "relcl" else None  # (also "a print that seems to show ...")
-    if subject is not None and subject.lower_ in ("that", "which") and relative is not None:
-        # "a sign on the right side that displays ...": the relative's noun, or the medium
-        # whose place phrase the parser hung it on.
-        subject = relative.head if relative.head.lower_ in lex.MEDIUM_NOUNS else \
-            _medium_above(relative.head) or _placed_subject(relative.head) or relative.head
+    if subject is not None and subject.lower_ in ("that", "which"):
+        # The relative clause is the verb's own or, through a raising verb, the one "that"
+        # opens: "a print that seems to show ...".
+        relative = verb if verb.dep_ == "relcl" else subject.head
+        if relative.dep_ == "relcl":
+            # "a sign on the right side that displays ...": the relative's noun, or the medium
+            # whose place phrase the parser hung it on.
+            noun = relative.head
+            subject = noun if noun.lower_ in lex.MEDIUM_NOUNS else \
+                _medium_above(noun) or _placed_subject(noun) or noun
     return subject
 
 
