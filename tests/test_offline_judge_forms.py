@@ -990,6 +990,12 @@ NON_ASSERTIVE = [
     ("There is a glass case filled with pastries, including several donuts and what appears to "
      "be a slice of chocolate cake.", "cake", 0, "hedged"),
     ("The crates appear to contain fresh fruit, possibly apples.", "apples", 0, "hedged"),
+    # Round 28: the hedge still reaches a participle with its own hedge, the hedged verb's own
+    # object before an "as" clause, and what an "as if" clause imagines.
+    ("The woman appears to be resting, possibly holding a phone.", "phone", 0, "hedged"),
+    ("The man appears to be carrying a surfboard as he walks toward the water.", "surfboard", 0,
+     "hedged"),
+    ("The dog appears to be sniffing the grass as if it smells a cat.", "cat", 0, "hedged"),
 ]
 
 
@@ -1489,6 +1495,16 @@ EXISTENTIAL = [
     ("A man sits by the fireplace that appears to warm the room, and a dog sleeps.", "dog", 0),
     ("A man is expected to win the race.", "man", 0),
     ("The teacher expects the students to listen, and a dog sleeps under the desk.", "dog", 0),
+    # Round 28: an "as" clause with its own subject, and a participle after a comma, say what
+    # goes on beside a hedged activity; the hedge does not reach them.
+    ("The chef appears to be concentrating as she slices a loaf of bread with a knife.",
+     "knife", 0),
+    ("A girl seems to be giggling as her dog chases a frisbee across the lawn.", "frisbee", 0),
+    ("The woman seems to be chatting with a friend, holding a cup of coffee.", "cup", 0),
+    ("The skier appears to be showing off a jump, drawing cheers from the people below.",
+     "people", 0),
+    ("The girl seems to be humming to herself, carrying a backpack on one shoulder.",
+     "backpack", 0),
 ]
 
 

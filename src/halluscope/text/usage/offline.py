@@ -3879,10 +3879,14 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             return _Decision("non_assertive", _inference_subtype(head), _chars(head, root),
                              "belief")
         if child.dep_ == "advcl" and any(c.dep_ == "mark" and (
-                c.lower_ in lex.ADVERBIAL_MARKS or _reason_as(c)) for c in child.children):
+                c.lower_ in lex.ADVERBIAL_MARKS or _reason_as(c) or _circumstance_as(c))
+                for c in child.children):
             # "they may have arrived late, since chairs can be seen", "he might be a chef, as
-            # he is standing near an oven": its own claim
+            # he is standing near an oven", "he appears to be focused as he slices a
+            # sandwich": its own claim
             return None
+        if _detail_participle(child, head):
+            return None  # "seems to be laughing, holding a paper cup": what he is seen doing
         if child.dep_ == "advcl" and child.tag_ == "VBG" and head.lower_ in lex.BE_FORMS and \
                 child.doc[child.i - 1].text == "," and any(
                     c.dep_ == "attr" and c.i < child.i for c in head.children) and not any(
@@ -3991,6 +3995,29 @@ def _guessed_purpose(cue: Token, top: Token) -> bool:
     return any(head.i in purposes and (child.dep_ in ("dobj", "dative", "ccomp", "xcomp") or
                                        child.dep_ == "prep" and child.lower_ in ("to", "for"))
                for child, head in _ancestors(top))
+
+
+def _circumstance_as(mark: Token) -> bool:
+    """ "appears to be smiling as she poses beside an elephant": "as" opening a clause with its
+    own subject says what is going on at the time (not "as if", "as though", nor "as a dog
+    would": a comparison with a kind)."""
+    doc, clause = mark.doc, mark.head
+    return mark.lower_ == "as" and mark.i + 1 < len(doc) and \
+        doc[mark.i + 1].lower_ not in ("if", "though") and any(
+            c.dep_ == "nsubj" and c.i > mark.i for c in clause.children) and not any(
+            c.dep_ == "aux" and c.lower_ in lex.HEDGE_MODALS | {"would", "will"}
+            for c in clause.children)
+
+
+def _detail_participle(child: Token, head: Token) -> bool:
+    """ "the man seems to be laughing, holding a paper cup": a participle after a comma that
+    hangs on the hedged verb or its activity adds a detail the caption states; its own cue
+    ("possibly heading to the market") is read before this one, lower in the tree."""
+    doc = child.doc
+    hedged = head.lower_ in lex.HEDGE_VERBS or head.dep_ == "xcomp" and \
+        head.head.lower_ in lex.HEDGE_VERBS
+    return hedged and child.dep_ == "advcl" and child.tag_ == "VBG" and child.i > head.i and \
+        doc[child.left_edge.i - 1].text == "," and child.lower_ not in lex.INFERENCE_VERBS
 
 
 def _reason_as(mark: Token) -> bool:
