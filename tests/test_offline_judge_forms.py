@@ -996,6 +996,14 @@ NON_ASSERTIVE = [
     ("The man appears to be carrying a surfboard as he walks toward the water.", "surfboard", 0,
      "hedged"),
     ("The dog appears to be sniffing the grass as if it smells a cat.", "cat", 0, "hedged"),
+    # Round 28: a hedged count of one is a guess at presence (against none); a blur, a glow or
+    # a sliver is what is seen, too vague to anchor the guess.
+    ("The beach is nearly deserted, with maybe one person walking along the water.", "person",
+     0, "hedged"),
+    ("A white blur near the fence might be a dog running.", "dog", 0, "hedged"),
+    ("A soft glow in the window could be a television left on.", "television", 0, "hedged"),
+    ("A thin dark sliver on the horizon, possibly a boat, breaks the line of the sea.", "boat",
+     0, "hedged"),
 ]
 
 
@@ -1505,6 +1513,8 @@ EXISTENTIAL = [
      "people", 0),
     ("The girl seems to be humming to herself, carrying a backpack on one shoulder.",
      "backpack", 0),
+    ("Possibly one of the dogs is asleep.", "dogs", 0),
+    ("There are possibly two people on the bench.", "people", 0),
 ]
 
 

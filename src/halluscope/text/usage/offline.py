@@ -3685,8 +3685,14 @@ def _placing_next(adverb: Token) -> bool:
 
 
 def _counts_hedged(cue: Token, root: Token) -> bool:
-    """ "possibly two people": the hedge is on the number, the people are asserted."""
-    nxt = cue.doc[cue.i + 1] if cue.i + 1 < len(cue.doc) else None
+    """ "possibly two people": the hedge is on the number, the people are asserted (not
+    "possibly one person": against none, a guessed single one is a guess at presence; "possibly
+    one of the people" still takes one of a set)."""
+    doc = cue.doc
+    nxt = doc[cue.i + 1] if cue.i + 1 < len(doc) else None
+    if nxt is not None and nxt.lower_ == "one" and nxt.i + 1 < len(doc) and \
+            doc[nxt.i + 1].lower_ != "of":
+        return False
     return nxt is not None and nxt.tag_ == "CD" and nxt.i < root.i
 
 

@@ -398,6 +398,8 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "strips", "streak", "streaks", "patch", "patches",
                                            "lump", "lumps", "dot", "dots", "glint", "shadow",
                                            "shadows", "reflection", "reflections", "pieces",
+                                           "blur", "blurs", "glow", "sliver", "smudge",
+                                           "smudges", "gleam",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction"})
