@@ -1004,6 +1004,14 @@ NON_ASSERTIVE = [
     ("A soft glow in the window could be a television left on.", "television", 0, "hedged"),
     ("A thin dark sliver on the horizon, possibly a boat, breaks the line of the sea.", "boat",
      0, "hedged"),
+    # Round 28: grounding markup (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object> tags,
+    # Shikra's coordinates) is not part of the sentence the parser reads.
+    ("<ref>A flat-screen TV</ref><box>(120,80),(640,400)</box> on the wall shows a horse "
+     "galloping across a field.", "horse", 0, "depictive"),
+    ("<grounding><phrase>A poster</phrase><object><patch_index_0012><patch_index_0301></object>"
+     " above the desk shows a cat wearing sunglasses.", "cat", 0, "depictive"),
+    ("A woman [0.10,0.20,0.45,0.95] sits on a bench [0.40,0.60,0.90,0.90], possibly waiting "
+     "for a bus.", "bus", 0, "purpose"),
 ]
 
 
@@ -1514,6 +1522,10 @@ EXISTENTIAL = [
     ("The girl seems to be humming to herself, carrying a backpack on one shoulder.",
      "backpack", 0),
     ("Possibly one of the dogs is asleep.", "dogs", 0),
+    ("<ref>A flat-screen TV</ref><box>(120,80),(640,400)</box> on the wall shows a horse.",
+     "TV", 0),
+    ("A woman [0.10,0.20,0.45,0.95] sits on a bench [0.40,0.60,0.90,0.90].", "bench", 0),
+    ("1. cup (0.92) [x1=10, y1=20, x2=50, y2=80]; 2. bench (1)", "bench", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

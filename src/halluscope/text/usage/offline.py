@@ -253,7 +253,7 @@ class OfflineJudge:
         if len(captions) != len(mentions):
             raise ValueError("captions and mentions must have the same length")
         disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        texts = (unwrap_quotes(c).translate(_STRAIGHT_QUOTES) for c in captions)
+        texts = (mask_grounding(unwrap_quotes(c)).translate(_STRAIGHT_QUOTES) for c in captions)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disabled)
         return [self._label_doc(doc, caption, list(ms))
                 for doc, caption, ms in zip(docs, captions, mentions)]
@@ -475,6 +475,34 @@ def unwrap_quotes(caption: str) -> str:
             q in caption[first + 1:last] for q in '"“”'):
         return caption  # not wrapped, or several quoted parts: keep them
     return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
+
+
+# Grounding markup of grounding VLMs: tags (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object>
+# and <patch_index_0044>, Florence-2's <loc_12>, PaliGemma's <loc0710>, MiniGPT-v2's <p> and
+# {<30><12><70><98>}), box coordinates in parentheses or brackets (Shikra's [0.12,0.30,0.55,
+# 0.98], "[x1=402, y1=233, x2=571, y2=390]") and confidence scores ("(0.83)").
+_NUMBER = r"-?\d+(?:\.\d+)?|-?\.\d+"
+_GROUNDING = re.compile("|".join((
+    r"[<‹]/?[A-Za-z_][A-Za-z0-9_]*[>›]",
+    r"\{(?:[<‹]\d+[>›])+\}",
+    r"[<‹]\d+[>›]",
+    rf"\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\)(?:\s*,\s*\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\))*",
+    rf"\[\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})(?:\s*,\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})){{1,7}}\s*\]",
+    r"\(\s*[01]?\.\d+\s*\)",
+    r"\b[Rr]egion\s*\d+(?=\s*(?:\[[^\]]*\]\s*)?:)",  # a dense caption's "region 3:" label
+)))
+
+
+def mask_grounding(caption: str) -> str:
+    """The caption with grounding markup blanked (offsets kept): tags, box coordinates and
+    scores are not words of the sentence, and the parser reads the words around them better
+    without them.
+
+    >>> text = "<ref>A dog</ref><box>(1,2),(30,40)</box> sleeps [0.12,0.30,0.55,0.98] (0.83)"
+    >>> mask_grounding(text).split(), len(mask_grounding(text)) == len(text)
+    (['A', 'dog', 'sleeps'], True)
+    """
+    return _GROUNDING.sub(lambda m: " " * len(m.group()), caption)
 
 
 def _kind_possessive(token: Token) -> bool:
