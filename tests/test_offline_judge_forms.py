@@ -1012,6 +1012,9 @@ NON_ASSERTIVE = [
      " above the desk shows a cat wearing sunglasses.", "cat", 0, "depictive"),
     ("A woman [0.10,0.20,0.45,0.95] sits on a bench [0.40,0.60,0.90,0.90], possibly waiting "
      "for a bus.", "bus", 0, "purpose"),
+    # A numbered label opening a line ("Step 3:", "Object 2:") is not the sentence's subject.
+    ("Object 3: the screen behind the counter displays a pizza with extra cheese.", "pizza", 0,
+     "depictive"),
 ]
 
 
@@ -1526,6 +1529,7 @@ EXISTENTIAL = [
      "TV", 0),
     ("A woman [0.10,0.20,0.45,0.95] sits on a bench [0.40,0.60,0.90,0.90].", "bench", 0),
     ("1. cup (0.92) [x1=10, y1=20, x2=50, y2=80]; 2. bench (1)", "bench", 0),
+    ("A clock on the wall reads 3:45, and a cat sleeps below it.", "cat", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

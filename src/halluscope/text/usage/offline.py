@@ -477,7 +477,7 @@ def unwrap_quotes(caption: str) -> str:
     return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
 
 
-# Grounding markup of grounding VLMs: tags (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object>
+# Grounding markup of grounding VLMs and numbered labels: tags (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object>
 # and <patch_index_0044>, Florence-2's <loc_12>, PaliGemma's <loc0710>, MiniGPT-v2's <p> and
 # {<30><12><70><98>}), box coordinates in parentheses or brackets (Shikra's [0.12,0.30,0.55,
 # 0.98], "[x1=402, y1=233, x2=571, y2=390]") and confidence scores ("(0.83)").
@@ -489,8 +489,10 @@ _GROUNDING = re.compile("|".join((
     rf"\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\)(?:\s*,\s*\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\))*",
     rf"\[\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})(?:\s*,\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})){{1,7}}\s*\]",
     r"\(\s*[01]?\.\d+\s*\)",
-    r"\b[Rr]egion\s*\d+(?=\s*(?:\[[^\]]*\]\s*)?:)",  # a dense caption's "region 3:" label
-)))
+    # a numbered label opening a line or a sentence: a dense caption's "region 3:", a reasoning
+    # trace's "Step 2:" (not "a clock showing 3:45")
+    r"(?:^|(?<=[.;!?] ))[A-Za-z]+ ?#?\d+(?=\s*(?:\[[^\]\n]*\]\s*)?:\s)",
+)), re.MULTILINE)
 
 
 def mask_grounding(caption: str) -> str:
