@@ -1015,6 +1015,13 @@ NON_ASSERTIVE = [
     # A numbered label opening a line ("Step 3:", "Object 2:") is not the sentence's subject.
     ("Object 3: the screen behind the counter displays a pizza with extra cheese.", "pizza", 0,
      "depictive"),
+    # Round 28: a part of a picture as a fronted place; what a shown figure does something
+    # with; a slideshow.
+    ("In the upper corner of the poster, a cat sleeps on a windowsill.", "cat", 0, "depictive"),
+    ("A girl in the mural is flying a kite.", "kite", 0, "depictive"),
+    ("The presenter on screen is holding a bottle of juice.", "bottle", 0, "depictive"),
+    ("The monitor in the café is running a slideshow of sandwiches from the lunch menu.",
+     "sandwiches", 0, "depictive"),
 ]
 
 
@@ -1530,6 +1537,8 @@ EXISTENTIAL = [
     ("A woman [0.10,0.20,0.45,0.95] sits on a bench [0.40,0.60,0.90,0.90].", "bench", 0),
     ("1. cup (0.92) [x1=10, y1=20, x2=50, y2=80]; 2. bench (1)", "bench", 0),
     ("A clock on the wall reads 3:45, and a cat sleeps below it.", "cat", 0),
+    ("In the corner of the kitchen there is a refrigerator.", "refrigerator", 0),
+    ("A man stands beside the poster, holding a cup of coffee.", "cup", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

@@ -1249,6 +1249,11 @@ def _fronted_medium(subject: Token) -> Token | None:
     for prep in subject.head.children:
         if prep.dep_ == "prep" and prep.lower_ in ("on", "in") and prep.i < subject.left_edge.i:
             for obj in prep.children:
+                if obj.dep_ == "pobj" and prep.lower_ == "in" and obj.lower_ in lex.PICTURE_PARTS:
+                    # "In the lower corner of the painting, there is a sparrow"
+                    obj = next((g for of in obj.children if of.dep_ == "prep"
+                                and of.lower_ == "of" for g in of.children if g.dep_ == "pobj"),
+                               obj)
                 if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS - \
                         lex.WORN_MEDIUM_NOUNS - {"display"}:
                     return prep
@@ -1854,6 +1859,16 @@ def _depiction_step(child: Token, head: Token, category: str
             # "the statue holds a pizza", "a stone girl clutching a teddy bear" (a magnet holds
             # a real list on a real door)
             return subject.left_edge, head, "held-by-depiction"
+    if child.dep_ == "dobj" and head.tag_.startswith("VB"):
+        subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+        place = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ in ("in", "on")
+                      for g in c.children if g.dep_ == "pobj" and g.lower_ in
+                      lex.ON_MEDIUM_NOUNS - lex.WORN_MEDIUM_NOUNS - {"display"}),
+                     None) if subject is not None else None
+        if place is not None:
+            # "a woman in the painting is holding an umbrella", "the chef on screen is chopping
+            # broccoli": what a shown figure does something with is shown too
+            return subject.left_edge, head, "done-in-picture"
     if child.dep_ == "attr" and not any(c.dep_ == "expl" for c in head.children):
         # "the stuffed animal toy appears to be an elephant" (not "..., and there are people")
         subject = _subject_of(head)

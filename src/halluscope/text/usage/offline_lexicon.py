@@ -130,13 +130,17 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies", "likeness",
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
-    "graphic", "graphics", "screensaver", "screensavers",
+    "graphic", "graphics", "screensaver", "screensavers", "slideshow", "slideshows",
 })
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
 FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
                                          "photos", "photograph", "photographs", "snapshot",
                                          "snapshots", "pic", "pics"})
+# Parts of a picture that a fronted place can name: "In the lower corner of the painting, ...".
+PICTURE_PARTS: frozenset[str] = frozenset({"corner", "corners", "center", "centre", "middle",
+                                           "background", "foreground", "part", "section",
+                                           "half", "top", "bottom"})
 # Depiction nouns whose "of" does not introduce content ("a sign of life", "the shape of a cake").
 NOT_CONTENT_OF: frozenset[str] = frozenset({"sign", "signs", "shape", "shapes", "figure",
                                             "figures", "design", "designs", "pattern", "patterns"})
