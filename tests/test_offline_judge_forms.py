@@ -1022,6 +1022,9 @@ NON_ASSERTIVE = [
     ("The presenter on screen is holding a bottle of juice.", "bottle", 0, "depictive"),
     ("The monitor in the café is running a slideshow of sandwiches from the lunch menu.",
      "sandwiches", 0, "depictive"),
+    # A list's last item with its own hedge on "a few" (parsed as an adjective).
+    ("The counter holds loaves of bread, bagels, and perhaps a few donuts.", "donuts", 0,
+     "hedged"),
 ]
 
 

@@ -3640,7 +3640,8 @@ def _placed_by_participle(noun: Token) -> bool:
 
 def _quantities(noun: Token) -> list[Token]:
     """The quantity before a noun, which a hedge adverb can hang on: "perhaps a few bicycles"."""
-    return [c for c in noun.children if c.dep_ == "nummod" and c.i < noun.i]
+    return [c for c in noun.children if c.i < noun.i and (c.dep_ == "nummod" or c.dep_ == "amod"
+                                                          and c.lower_ in ("few", "several"))]
 
 
 def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
