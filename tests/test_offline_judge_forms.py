@@ -1025,6 +1025,7 @@ NON_ASSERTIVE = [
     # A list's last item with its own hedge on "a few" (parsed as an adjective).
     ("The counter holds loaves of bread, bagels, and perhaps a few donuts.", "donuts", 0,
      "hedged"),
+    ("Kids are waiting to ride a bus.", "bus", 0, "purpose"),
 ]
 
 
@@ -1542,6 +1543,9 @@ EXISTENTIAL = [
     ("A clock on the wall reads 3:45, and a cat sleeps below it.", "cat", 0),
     ("In the corner of the kitchen there is a refrigerator.", "refrigerator", 0),
     ("A man stands beside the poster, holding a cup of coffee.", "cup", 0),
+    # A definite awaited thing placed by its own clause: moving into a place, parked there.
+    ("Passengers are waiting for the train that is rolling into the station.", "train", 0),
+    ("Travelers are waiting to board the train parked at the platform.", "train", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

@@ -2736,8 +2736,11 @@ def _purpose(span: Span, root: Token, category: str) -> _Decision | None:
     restrictive = not any(t.lower_ in lex.HEDGE_ADVERBS
                           for t in top.doc[_sentence_start(top):top.i])
     placed = top.head if top.dep_ == "appos" else top  # ("birds, possibly pigeons, gathered")
-    if decision.reason == "purpose-infinitive" and not _is_animate(placed):
-        return decision  # ("a rack designed to hold bikes bolted to the sidewalk": the rack's)
+    if decision.reason == "purpose-infinitive" and not _is_animate(placed) and not (
+            _definite_article(placed) is not None and _placed_by_participle(placed)):
+        # ("a rack designed to hold bikes bolted to the sidewalk": the rack's; not "waiting to
+        # board the bus parked at the stop")
+        return decision
     if (_has_own_determiner(placed) or not _is_animate(placed)) and (
             _placed_by_participle(placed) or _placed_by_relative(placed, restrictive)):
         return _Decision("existential", reason="placed-in-scene")
@@ -4178,9 +4181,9 @@ def _placed_by_relative(noun: Token, restrictive: bool = False) -> bool:
         if _hedge_cue_any_side(clause) is not None or any(c.dep_ == "neg" for c in
                                                           clause.children):
             continue
-        if any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS for c in
-               clause.children) or _is_presence_predicate(clause):
-            return True  # (", which can be seen approaching")
+        if any(c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS | {"into", "onto"}
+               for c in clause.children) or _is_presence_predicate(clause):
+            return True  # (", which can be seen approaching", "that is pulling into the station")
     return False
 
 
