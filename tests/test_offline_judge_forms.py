@@ -1546,6 +1546,8 @@ EXISTENTIAL = [
     # A definite awaited thing placed by its own clause: moving into a place, parked there.
     ("Passengers are waiting for the train that is rolling into the station.", "train", 0),
     ("Travelers are waiting to board the train parked at the platform.", "train", 0),
+    # A model in a finish the real thing has is a make, not a likeness.
+    ("The oven in the corner is a stainless steel model.", "oven", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

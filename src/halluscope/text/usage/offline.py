@@ -1434,9 +1434,12 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
             attr = next((g for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"
                          for g in c.children if g.dep_ == "pobj"), attr)
         if attr.lower_ in ("model", "models") and not any(
-                c.lower_ in lex.FAKE_MODIFIERS | lex.INANIMATE_FAKE_MODIFIERS
-                for c in attr.children):
-            continue  # "the car is a classic model" is a make (not "a plastic model")
+                c.lower_ in (lex.FAKE_MODIFIERS | lex.INANIMATE_FAKE_MODIFIERS) -
+                lex.MATERIAL_MODIFIERS or c.lower_ in lex.MATERIAL_MODIFIERS and
+                _likeness_material(c.lower_, category) for c in attr.children):
+            # "the car is a classic model", "the refrigerator is a stainless steel model" are
+            # makes (not "a plastic model")
+            continue
         if attr.lower_ in lex.LIKENESS_NOUNS and not (
                 category == "person" and attr.lower_ in lex.PERSON_ROLE_LIKENESS_NOUNS):
             return attr
