@@ -1026,6 +1026,10 @@ NON_ASSERTIVE = [
     ("The counter holds loaves of bread, bagels, and perhaps a few donuts.", "donuts", 0,
      "hedged"),
     ("Kids are waiting to ride a bus.", "bus", 0, "purpose"),
+    # What a barrier keeps out is what it is for.
+    ("The netting over the pond keeps birds away from the fish.", "birds", 0, "purpose"),
+    ("A fence prevents cows from wandering onto the road.", "cows", 0, "purpose"),
+    ("A tall gate keeps dogs out of the garden.", "dogs", 0, "purpose"),
 ]
 
 
@@ -1548,6 +1552,8 @@ EXISTENTIAL = [
     ("Travelers are waiting to board the train parked at the platform.", "train", 0),
     # A model in a finish the real thing has is a make, not a likeness.
     ("The oven in the corner is a stainless steel model.", "oven", 0),
+    ("The man keeps the dog away from the road.", "dog", 0),
+    ("She keeps the dog on a leash.", "dog", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

@@ -2795,6 +2795,9 @@ def _purpose_rules(root: Token) -> _Decision | None:
     enabler = _enabler(top)
     if enabler is not None:
         return _Decision("non_assertive", "purpose", _chars(enabler, root), "invited")
+    barrier = _kept_out_by(top)
+    if barrier is not None:
+        return _Decision("non_assertive", "purpose", _chars(barrier, root), "kept-out")
     after = root.doc[root.i + 1:root.i + 3]
     if len(after) == 2 and after[0].text == "-" and (after[1].lower_ in ("friendly", "proof") or (
             after[1].lower_ in ("sized", "size") and _category_of(root) == "person")):
@@ -3131,6 +3134,25 @@ def _enabler(top: Token) -> Token | None:
     subject = _subject_of(verb) or (_subject_of(verb.head) if verb.dep_ in (
         "advcl", "xcomp") and verb.head.i != verb.i else None)
     return verb if subject is None or not _is_animate(subject) else None
+
+
+def _kept_out_by(top: Token) -> Token | None:
+    """The verb of "the bollards keep vehicles out of the plaza", "a gate to keep the puppies
+    from wandering down", "netting that deters birds": what a barrier keeps out is what it is
+    for (not "she keeps the dog on a leash": a person keeping something has it)."""
+    verb = top.head
+    if top.dep_ != "dobj" or verb.lower_ not in lex.KEEPING_OUT_VERBS:
+        return None
+    if verb.lower_ not in lex.DETERRING_VERBS and not any(
+            c.dep_ in ("prt", "advmod", "prep", "acomp") and c.lower_ in ("out", "away", "off",
+                                                                           "from")
+            for c in verb.children):
+        return None
+    subject = _subject_of(verb) or (_subject_of(verb.head) if verb.dep_ in (
+        "advcl", "xcomp", "relcl") and verb.head.i != verb.i else None)
+    if subject is not None and subject.lower_ in ("which", "that") and subject.head.dep_ == "relcl":
+        subject = subject.head.head
+    return verb if subject is not None and not _is_animate(subject) else None
 
 
 def _for_subject(verb: Token) -> Token | None:
