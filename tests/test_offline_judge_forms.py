@@ -1619,3 +1619,11 @@ NOT_OBJECT = [
 @pytest.mark.parametrize("caption, word", NOT_OBJECT)
 def test_not_object_forms(judge, caption, word):
     assert label_of(judge, caption, word).usage == "not_object"
+
+
+def test_grounding_markup_is_left_out_of_the_parse_but_kept_in_the_trigger(judge):
+    caption = "<ref>A poster</ref><box>(10,20),(300,400)</box> on the wall shows a horse."
+    label = label_of(judge, caption, "horse")
+    assert (label.usage, label.subtype) == ("non_assertive", "depictive")
+    # the trigger quotes the caption as written, markup included
+    assert label.trigger == "A poster</ref><box>(10,20),(300,400)</box> on the wall shows a horse"

@@ -63,7 +63,7 @@ Conventions where the paper leaves room (each a linguistic rule, not a caption-s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import takewhile
 from typing import Iterator, Sequence
@@ -253,19 +253,31 @@ class OfflineJudge:
         if len(captions) != len(mentions):
             raise ValueError("captions and mentions must have the same length")
         disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        texts = (mask_grounding(unwrap_quotes(c)).translate(_STRAIGHT_QUOTES) for c in captions)
+        stripped = [strip_grounding(unwrap_quotes(c)) for c in captions]
+        texts = (text.translate(_STRAIGHT_QUOTES) for text, _ in stripped)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disabled)
-        return [self._label_doc(doc, caption, list(ms))
-                for doc, caption, ms in zip(docs, captions, mentions)]
+        return [self._label_doc(doc, caption, list(ms), origin)
+                for doc, caption, ms, (_, origin) in zip(docs, captions, mentions, stripped)]
 
-    def _label_doc(self, doc: Doc, caption: str, mentions: list[Mention]
-                   ) -> list[UsageLabel | JudgeFailure]:
+    def _label_doc(self, doc: Doc, caption: str, mentions: list[Mention],
+                   origin: list[int] | None = None) -> list[UsageLabel | JudgeFailure]:
+        """Labels of `mentions` (offsets in `caption`) from `doc`, the parse of the caption
+        with its grounding markup taken out: `origin[k]` is the caption offset of the parsed
+        text's character k, and `origin[len(text)]` the caption's end (None: the same text)."""
+        if origin is not None and len(origin) == len(caption) + 1:
+            origin = None  # nothing was taken out
+        if origin is not None:
+            position = {offset: k for k, offset in enumerate(origin)}
+            # (a mention inside markup has no position, and fails below)
+            mentions = [replace(m, start=position.get(m.start, -1),
+                                end=position.get(m.end - 1, -2) + 1) for m in mentions]
         seen = _Discourse()
         results: dict[int, UsageLabel | JudgeFailure] = {}
         decided: list[tuple[int, Span, _Decision]] = []
         for k in sorted(range(len(mentions)), key=lambda k: mentions[k].start):
             mention = mentions[k]
-            span = doc.char_span(mention.start, mention.end, alignment_mode="expand")
+            span = doc.char_span(mention.start, mention.end, alignment_mode="expand") \
+                if 0 <= mention.start < mention.end else None
             if span is None or len(span) == 0:
                 results[k] = JudgeFailure(judge=self.name,
                                           error=f"mention {mention.word!r} not in caption")
@@ -293,7 +305,7 @@ class OfflineJudge:
             elif decision.usage == "existential":
                 decision = _likeness_said_later(span, mentions[k], decided[n + 1:],
                                                 mentions) or decision
-            results[k] = _to_label(caption, mentions[k], decision, self.name)
+            results[k] = _to_label(caption, mentions[k], decision, self.name, origin)
         return [results[k] for k in range(len(mentions))]
 
 
@@ -495,16 +507,32 @@ _GROUNDING = re.compile("|".join((
 )), re.MULTILINE)
 
 
-def mask_grounding(caption: str) -> str:
-    """The caption with grounding markup blanked (offsets kept): tags, box coordinates and
-    scores are not words of the sentence, and the parser reads the words around them better
-    without them.
+def strip_grounding(caption: str) -> tuple[str, list[int]]:
+    """The caption without its grounding markup, and where each character came from: tags,
+    box coordinates and scores are not words of the sentence, and the parser reads the words
+    around them as one sentence only once they are gone (a run of blanks in their place still
+    splits it). Where markup stood between two words, one space stays.
 
-    >>> text = "<ref>A dog</ref><box>(1,2),(30,40)</box> sleeps [0.12,0.30,0.55,0.98] (0.83)"
-    >>> mask_grounding(text).split(), len(mask_grounding(text)) == len(text)
-    (['A', 'dog', 'sleeps'], True)
+    >>> text, origin = strip_grounding("<ref>A dog</ref><box>(1,2),(30,40)</box> sleeps (0.83)")
+    >>> text.rstrip(), origin[text.index("sleeps")]
+    ('A dog sleeps', 41)
     """
-    return _GROUNDING.sub(lambda m: " " * len(m.group()), caption)
+    chars: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for match in _GROUNDING.finditer(caption):
+        chars.extend(caption[last:match.start()])
+        origin.extend(range(last, match.start()))
+        last = match.end()
+        if not chars or chars[-1].isspace():
+            while last < len(caption) and caption[last] in " \t":
+                last += 1  # (no second blank where the markup stood between two)
+        elif last < len(caption) and not caption[last].isspace():
+            chars.append(" ")  # "dog</ref><box>...</box>sleeps"
+            origin.append(match.start())
+    chars.extend(caption[last:])
+    origin.extend(range(last, len(caption) + 1))
+    return "".join(chars), origin
 
 
 def _kind_possessive(token: Token) -> bool:
@@ -608,13 +636,17 @@ def _refers_back(token: Token, mention: Mention, seen: _Discourse) -> bool:
     return article or word in seen.asserted_words
 
 
-def _to_label(text: str, mention: Mention, decision: _Decision, judge: str) -> UsageLabel:
-    """The trigger runs from the cue through the mention, as an exact substring of the caption."""
+def _to_label(text: str, mention: Mention, decision: _Decision, judge: str,
+              origin: list[int] | None = None) -> UsageLabel:
+    """The trigger runs from the cue through the mention, as an exact substring of the caption
+    (`origin` maps offsets of the parsed text, which can lack the caption's markup, to it)."""
     trigger = None
     subtype = decision.subtype
     if decision.cue is not None and decision.usage != "existential":
         start = min(decision.cue[0], mention.start)
         end = max(decision.cue[1], mention.end)
+        if origin is not None:
+            start, end = origin[start], origin[end - 1] + 1
         trigger = text[start:end]
     return UsageLabel(usage=decision.usage, subtype=subtype, trigger=trigger, judge=judge,
                       reason=decision.reason)
