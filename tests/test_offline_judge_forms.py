@@ -1030,6 +1030,11 @@ NON_ASSERTIVE = [
     ("The netting over the pond keeps birds away from the fish.", "birds", 0, "purpose"),
     ("A fence prevents cows from wandering onto the road.", "cows", 0, "purpose"),
     ("A tall gate keeps dogs out of the garden.", "dogs", 0, "purpose"),
+    # A list's next item with its own hedge, which the parser hung on the head noun; "so" after
+    # a noun, without a comma, opens a purpose.
+    ("A writing desk with a monitor and likely a keyboard buried under papers", "keyboard", 0,
+     "hedged"),
+    ("A cushion on the window seat so a child can look outside", "child", 0, "purpose"),
 ]
 
 

@@ -3103,11 +3103,12 @@ def _so_can_before(top: Token, root: Token) -> Token | None:
         k += 1  # (the parser can hang "so" on the noun)
     if k >= 0 and doc[k].lower_ == "that":
         k -= 1
-    anyone = any(c.dep_ == "det" and c.lower_ == "any" for c in top.children)
     if k < 1 or doc[k].lower_ != "so" or _is_definite(top) or not (
             doc[k - 1].tag_ in ("VBN", "RP") or doc[k - 1].lower_ in (
                 "there", "together", "apart", "close", "low", "high")  # ("lined up so")
-            or anyone and _is_noun(doc[k - 1])):  # ("benches by the field so any kid can")
+            or _is_noun(doc[k - 1])):
+        # ("benches by the field so any kid can", "a stool by the sink so a kid can reach"; a
+        # comma before "so" gives a result instead)
         return None
     after = doc[root.i + 1:root.i + 3]
     if not after or after[0].lower_ not in ("can", "could") or any(
@@ -3827,7 +3828,9 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
         # "an object, possibly a life preserver or a piece of luggage" (not "a remote, a
         # magazine and maybe a bowl": a list's own hedged item)
         np = np.head
-    if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head):
+    if np.dep_ in ("appos", "dep", "parataxis") and _is_noun(np.head) and not (
+            np.left_edge.i > 0 and np.doc[np.left_edge.i - 1].lower_ in ("and", "or")):
+        # (not a list's next item the parser hung there: "a monitor and likely a keyboard")
         # (the located thing, when the parser hung the aside on its place: "pressing something
         # against his ear, probably a cell phone" guesses what the something is)
         anchor = same if aside is not None and np.head.i == aside.i else np.head
