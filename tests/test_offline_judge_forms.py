@@ -1035,6 +1035,9 @@ NON_ASSERTIVE = [
     ("A writing desk with a monitor and likely a keyboard buried under papers", "keyboard", 0,
      "hedged"),
     ("A cushion on the window seat so a child can look outside", "child", 0, "purpose"),
+    # What a place is known for is a kind.
+    ("A seaside town famous for its seagulls", "seagulls", 0, "generic"),
+    ("An orchard known for apples", "apples", 0, "generic"),
 ]
 
 

@@ -3202,6 +3202,12 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     word = anchor.lower_
     before = prep.doc[prep.i - 1].lower_ if prep.i > 0 else ""
     waited = before in ("time", "while") and word in lex.INTENSIONAL_FOR_VERBS
+    if word in ("known", "famous", "renowned") and _np_top(root).head.i == prep.i and all(
+            c.dep_ != "det" and (c.dep_ != "poss" or c.lower_ in ("its", "their"))
+            for c in _np_top(root).children):
+        # "a farm stand known for its fresh apples", "a city famous for buses": the kind a
+        # place is known for (not "known for herding the sheep on its hills")
+        return _Decision("non_assertive", "generic", _chars(anchor, root), "popular-for")
     if word in lex.NON_PURPOSE_FOR_HEADS or (
             before in lex.NON_PURPOSE_FOR_HEADS and not waited) or (
             word in ("pass", "passes", "passed") and anchor.tag_.startswith("VB")):
