@@ -1038,6 +1038,8 @@ NON_ASSERTIVE = [
     # What a place is known for is a kind.
     ("A seaside town famous for its seagulls", "seagulls", 0, "generic"),
     ("An orchard known for apples", "apples", 0, "generic"),
+    # A picture that "there is" puts in the scene, wherever the parser hung its place.
+    ("There is a photo of a dog, and the real dog sleeps beneath it.", "dog", 0, "depictive"),
 ]
 
 
@@ -1562,6 +1564,8 @@ EXISTENTIAL = [
     ("The oven in the corner is a stainless steel model.", "oven", 0),
     ("The man keeps the dog away from the road.", "dog", 0),
     ("She keeps the dog on a leash.", "dog", 0),
+    ("There is a photo of a dog, and the real dog sleeps beneath it.", "dog", 1),
+    ("In the image, there is a picture of a dog.", "dog", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

@@ -415,14 +415,14 @@ class _Discourse:
             # not the object.
             decision = _Decision("existential", reason="type-hedge")
         elif (decision.usage == "existential" and decision.reason is None
-                and category in self.depicted - self.asserted
+                and category in self.depicted - self.asserted and not _said_real(root)
                 and (pointer := _points_back(root)) is not None):
             # "a sticker of two cats on it. One cat is peeking out": the same depiction.
             decision = _Decision("non_assertive", "depictive", _chars(pointer, root),
                                  "depicted-before")
         elif ((decision.usage == "existential" and decision.reason is None
                or decision.subtype == "hedged")
-                and category in self.depicted - self.asserted
+                and category in self.depicted - self.asserted and not _said_real(root)
                 and (mention.word.lower() in self.toy_words or decision.usage == "existential")
                 and (article := _list_article(root)) is not None):
             # "holding a toy carrot ... possibly using the carrot as a chew toy": the same toy;
@@ -1091,12 +1091,17 @@ def _is_colour(token: Token) -> bool:
 
 # --- depictive -------------------------------------------------------------------------------
 
+def _said_real(root: Token) -> bool:
+    """ "a real bench", "the actual cat": the writer says it is no picture."""
+    return any(c.dep_ == "amod" and c.lower_ in lex.REAL_MODIFIERS for c in root.children)
+
+
 def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     """Depicted content: "a poster of a horse", "a cat print", "a toy car", "a cake decorated with a
     dog", "a TV showing a man", "a sign that says no dogs"."""
     # A teddy bear is itself a toy: "a stuffed teddy bear" is the object, but "a statue of a
     # child holding a teddy bear" still depicts one.
-    if any(c.dep_ == "amod" and c.lower_ in lex.REAL_MODIFIERS for c in root.children):
+    if _said_real(root):
         return None  # "a statue of a man seated on a real wooden bench": the writer says so
     fake = _fake_modifier(span, root, category)
     if fake is not None and category in lex.DEPICTION_CATEGORIES and \
@@ -2070,11 +2075,14 @@ def _frame_in_scene(noun: Token) -> bool:
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
                                    lex.IMAGE_NOUNS for c in noun.head.children):
         return False  # "the image features a vintage photograph of a street": the image itself
-    if noun.dep_ == "attr" and any(c.dep_ == "expl" for c in noun.head.children) and any(
-            c.dep_ == "prep" and c.i < noun.i and any(
-                g.dep_ == "pobj" and g.lower_ not in lex.FRAME_WORDS | lex.IMAGE_NOUNS
-                for g in c.children) for c in noun.head.children):
-        return True  # "On the side of the cart there is a picture of a hot dog"
+    if noun.dep_ == "attr" and any(c.dep_ == "expl" for c in noun.head.children) and not any(
+            c.dep_ == "prep" and any(g.dep_ == "pobj" and g.lower_ in lex.FRAME_WORDS |
+                                     lex.IMAGE_NOUNS for g in c.children)
+            for c in noun.head.children):
+        # "On the side of the cart there is a picture of a hot dog", "... and there is a
+        # picture of a puppy" (where the parser hung the place elsewhere); not "in the image
+        # there is a picture of ..."
+        return True
     if noun.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in noun.children):
         # Without its article: "close-up, shallow photograph shows ...", "image is blurry,
         # reflective photograph showing ...": the captioned image.
