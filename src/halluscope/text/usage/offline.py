@@ -489,18 +489,20 @@ def unwrap_quotes(caption: str) -> str:
     return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
 
 
-# Grounding markup of grounding VLMs and numbered labels: tags (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object>
-# and <patch_index_0044>, Florence-2's <loc_12>, PaliGemma's <loc0710>, MiniGPT-v2's <p> and
-# {<30><12><70><98>}), box coordinates in parentheses or brackets (Shikra's [0.12,0.30,0.55,
-# 0.98], "[x1=402, y1=233, x2=571, y2=390]") and confidence scores ("(0.83)").
-_NUMBER = r"-?\d+(?:\.\d+)?|-?\.\d+"
+# Grounding markup of grounding VLMs, and numbered labels: tags (Qwen-VL's <ref>/<box>,
+# Kosmos-2's <phrase>/<object> and <patch_index_0044>, Florence-2's <loc_12>, PaliGemma's
+# <loc0710>, MiniGPT-v2's <p> and {<30><12><70><98>}), box coordinates in parentheses or brackets
+# (Shikra's [0.12,0.30,0.55,0.98], "[x1=402, y1=233, x2=571, y2=390]") and confidence scores.
+_NUMBER = r"(?:-?\d+(?:\.\d+)?|-?\.\d+)"
+_POINT = rf"\(\s*{_NUMBER}\s*,\s*{_NUMBER}\s*\)"  # "(102,344)"
+_KEYED_NUMBER = rf"(?:[A-Za-z]\w*\s*[=:]\s*)?{_NUMBER}"  # "0.12", "x1=402"
 _GROUNDING = re.compile("|".join((
     r"[<‹]/?[A-Za-z_][A-Za-z0-9_]*[>›]",
     r"\{(?:[<‹]\d+[>›])+\}",
     r"[<‹]\d+[>›]",
-    rf"\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\)(?:\s*,\s*\(\s*(?:{_NUMBER})\s*,\s*(?:{_NUMBER})\s*\))*",
-    rf"\[\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})(?:\s*,\s*(?:[A-Za-z]\w*\s*[=:]\s*)?(?:{_NUMBER})){{1,7}}\s*\]",
-    r"\(\s*[01]?\.\d+\s*\)",
+    rf"{_POINT}(?:\s*,\s*{_POINT})*",
+    rf"\[\s*{_KEYED_NUMBER}(?:\s*,\s*{_KEYED_NUMBER}){{1,7}}\s*\]",
+    r"\(\s*[01]?\.\d+\s*\)",  # a score: "(0.83)"
     # a numbered label opening a line or a sentence: a dense caption's "region 3:", a reasoning
     # trace's "Step 2:" (not "a clock showing 3:45")
     r"(?:^|(?<=[.;!?] ))[A-Za-z]+ ?#?\d+(?=\s*(?:\[[^\]\n]*\]\s*)?:\s)",
@@ -3179,12 +3181,10 @@ def _enabler(top: Token) -> Token | None:
 
 def _kept_out_by(top: Token) -> Token | None:
     """The verb of "the bollards keep vehicles out of the plaza", "a gate to keep the puppies
-    from wandering down", "netting that deters birds": what a barrier keeps out is what it is
-    for (not "she keeps the dog on a leash": a person keeping something has it)."""
+    from wandering down": what a barrier keeps out is what it is for (not "she keeps the dog
+    on a leash": a person keeping something has it)."""
     verb = top.head
-    if top.dep_ != "dobj" or verb.lower_ not in lex.KEEPING_OUT_VERBS:
-        return None
-    if verb.lower_ not in lex.DETERRING_VERBS and not any(
+    if top.dep_ != "dobj" or verb.lower_ not in lex.KEEPING_OUT_VERBS or not any(
             c.dep_ in ("prt", "advmod", "prep", "acomp") and c.lower_ in ("out", "away", "off",
                                                                            "from")
             for c in verb.children):
@@ -3210,9 +3210,10 @@ def _for_phrase(prep: Token, root: Token) -> _Decision | None:
     word = anchor.lower_
     before = prep.doc[prep.i - 1].lower_ if prep.i > 0 else ""
     waited = before in ("time", "while") and word in lex.INTENSIONAL_FOR_VERBS
-    if word in ("known", "famous", "renowned") and _np_top(root).head.i == prep.i and all(
+    known_for = _np_top(root)
+    if word in ("known", "famous", "renowned") and known_for.head.i == prep.i and all(
             c.dep_ != "det" and (c.dep_ != "poss" or c.lower_ in ("its", "their"))
-            for c in _np_top(root).children):
+            for c in known_for.children):
         # "a farm stand known for its fresh apples", "a city famous for buses": the kind a
         # place is known for (not "known for herding the sheep on its hills")
         return _Decision("non_assertive", "generic", _chars(anchor, root), "popular-for")
@@ -4145,8 +4146,9 @@ def _detail_participle(child: Token, head: Token) -> bool:
     doc = child.doc
     hedged = head.lower_ in lex.HEDGE_VERBS or head.dep_ == "xcomp" and \
         head.head.lower_ in lex.HEDGE_VERBS
-    return hedged and child.dep_ == "advcl" and child.tag_ == "VBG" and child.i > head.i and \
-        doc[child.left_edge.i - 1].text == "," and child.lower_ not in lex.INFERENCE_VERBS
+    return hedged and child.dep_ == "advcl" and child.tag_ == "VBG" and \
+        head.i < child.left_edge.i and doc[child.left_edge.i - 1].text == "," and \
+        child.lower_ not in lex.INFERENCE_VERBS
 
 
 def _reason_as(mark: Token) -> bool:

@@ -137,11 +137,10 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
 FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
                                          "photos", "photograph", "photographs", "snapshot",
                                          "snapshots", "pic", "pics"})
-# Verbs of a barrier keeping something out ("the bollards keep vehicles out", "a fence to
-# prevent dogs from leaving", "netting that deters birds"); the deterring ones need no "out".
-DETERRING_VERBS: frozenset[str] = verb_forms("deter", "repel")
-KEEPING_OUT_VERBS: frozenset[str] = verb_forms("keep", "prevent", "stop", "block", "bar") | \
-    {"kept", "stopped", "barred"} | DETERRING_VERBS
+# Verbs of a barrier keeping something out, with "out", "away", "off" or "from" ("the bollards
+# keep vehicles out", "a fence to prevent dogs from leaving").
+KEEPING_OUT_VERBS: frozenset[str] = verb_forms("keep", "prevent", "stop", "block", "bar",
+                                               "deter") | {"kept", "stopped", "barred"}
 # Parts of a picture that a fronted place can name: "In the lower corner of the painting, ...".
 PICTURE_PARTS: frozenset[str] = frozenset({"corner", "corners", "center", "centre", "middle",
                                            "background", "foreground", "part", "section",
