@@ -1040,6 +1040,11 @@ NON_ASSERTIVE = [
     ("An orchard known for apples", "apples", 0, "generic"),
     # A picture that "there is" puts in the scene, wherever the parser hung its place.
     ("There is a photo of a dog, and the real dog sleeps beneath it.", "dog", 0, "depictive"),
+    # The object inside "it is possible that ...", as inside "it seems that ..."; a hedge that
+    # opens a list of a set's items reaches each of them.
+    ("It is possible that the woman is carrying an umbrella.", "umbrella", 0, "hedged"),
+    ("The drawer holds a few things, perhaps a knife, a fork and a spoon.", "fork", 0,
+     "hedged"),
 ]
 
 
@@ -1566,6 +1571,8 @@ EXISTENTIAL = [
     ("She keeps the dog on a leash.", "dog", 0),
     ("There is a photo of a dog, and the real dog sleeps beneath it.", "dog", 1),
     ("In the image, there is a picture of a dog.", "dog", 0),
+    ("There is a car in the driveway, probably a sedan, and a bicycle.", "bicycle", 0),
+    ("There is a dog on the couch, possibly a puppy, and a cat.", "cat", 0),
     ("There are possibly two people on the bench.", "people", 0),
 ]
 

@@ -3720,6 +3720,23 @@ def _quantities(noun: Token) -> list[Token]:
                                                           and c.lower_ in ("few", "several"))]
 
 
+def _list_aside_hedge(item: Token) -> Token | None:
+    """The hedge opening a list set off by a comma, for its later items: "several items on the
+    nightstand, possibly a lamp, a remote control and a glass of water"."""
+    first = item
+    while first.dep_ == "conj" and _is_noun(first.head) and first.head.i < first.i:
+        first = first.head
+    cue = next((c for c in first.children if c.dep_ == "advmod" and c.i < first.i
+                and c.lower_ in lex.HEDGE_ADVERBS), None)
+    if first is item or cue is None or cue.i == 0 or first.doc[cue.i - 1].text != "," or (
+            first.dep_ == "appos" and (first.head.lower_ not in lex.VAGUE_ANCHORS
+                                       or first.head.tag_ != "NNS")):
+        # (not "a dog on the couch, possibly a puppy, and a cat", "a wooden structure, probably
+        # a shed, and a bicycle": what one thing is; a set's items are listed)
+        return None
+    return cue
+
+
 def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision | None:
     """A hedge adverb on the noun phrase itself, before it or trailing it."""
     doc = span.doc
@@ -3740,6 +3757,8 @@ def _np_hedge(span: Span, root: Token, top: Token, category: str) -> _Decision |
         cue = doc[k - 1]
     if cue is None and k >= 0 and doc[k].lower_ in lex.HEDGE_ADVERBS:
         cue = doc[k]
+    if cue is None and top.dep_ == "conj":
+        cue = _list_aside_hedge(top)
     if cue is not None:
         if _counts_hedged(cue, root):
             return _Decision("existential", reason="count-hedge")
@@ -4034,6 +4053,10 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
             past_relative = True
             continue
         cue = _hedge_cue(head, root)
+        if cue is None and child.dep_ == "ccomp" and head.lower_ in lex.BE_FORMS:
+            # "it is likely that the blanket conceals a cat", as "it seems that ..." would
+            cue = next((c for c in head.children if c.dep_ == "acomp" and c.i < child.i
+                        and c.lower_ in lex.HEDGE_ADJECTIVES), None)
         if cue is None:
             continue
         if past_relative and (_is_noun(head) or head.dep_ == "appos"):
