@@ -4055,8 +4055,8 @@ def _predicate_hedge(root: Token, top: Token, category: str) -> _Decision | None
         cue = _hedge_cue(head, root)
         if cue is None and child.dep_ == "ccomp" and head.lower_ in lex.BE_FORMS:
             # "it is likely that the blanket conceals a cat", as "it seems that ..." would
-            cue = next((c for c in head.children if c.dep_ == "acomp" and c.i < child.i
-                        and c.lower_ in lex.HEDGE_ADJECTIVES), None)
+            cue = _hedge_adjective(head)
+            cue = cue if cue is not None and cue.i < child.i else None
         if cue is None:
             continue
         if past_relative and (_is_noun(head) or head.dep_ == "appos"):
@@ -4220,6 +4220,11 @@ def _clause_hedge(clause: Token, subject: Token) -> Token | None:
         return None  # "children appear engaged as they play around kites flying": a mis-parse
     if governor.lower_ in lex.HEDGE_VERBS and not _clause_break(governor, subject):
         return governor
+    return _hedge_adjective(governor)
+
+
+def _hedge_adjective(governor: Token) -> Token | None:
+    """The "likely" of "it is likely that ...", "it is possible that ..."."""
     return next((c for c in governor.children if c.dep_ == "acomp"
                  and c.lower_ in lex.HEDGE_ADJECTIVES), None)
 
