@@ -1045,6 +1045,60 @@ NON_ASSERTIVE = [
     ("It is possible that the woman is carrying an umbrella.", "umbrella", 0, "hedged"),
     ("The drawer holds a few things, perhaps a knife, a fork and a spoon.", "fork", 0,
      "hedged"),
+    # Round 29: Markdown of chat models' answers (emphasis, headings, bullets) is not part of
+    # the sentence the parser reads.
+    ("- **Background:** *possibly* a **cat** asleep on the windowsill", "cat", 0, "hedged"),
+    ("### In the background\n- *possibly* a **cat** asleep on the windowsill", "cat", 0,
+     "hedged"),
+    ("**Street:** quiet, with __no__ **cars** parked along the curb.", "cars", 0, "negation"),
+    ("1. **Shelf:** a bowl of fruit\n2. **Notes:** the sort of kitchen where *kids* do their "
+     "homework", "kids", 0, "generic"),
+    # "<medium>: <content>" in terse and list-style captions, as "the logo is a kite" says it.
+    ("Mural on the garage door: a girl flying a kite.", "girl", 0, "depictive"),
+    ("Mural on the garage door: a girl flying a kite.", "kite", 0, "depictive"),
+    ("- **Screen:** close-up of a pizza coming out of an oven", "pizza", 0, "depictive"),
+    ("Small bronze statue: boy holding an umbrella.", "umbrella", 0, "depictive"),
+    # ... and a participle said of the label; "advertising" read as part of a compound.
+    ("- **Poster:** taped to the fridge, showing a cat in a hat", "cat", 0, "depictive"),
+    ("A banner advertising motorcycles hangs over the shop door.", "motorcycles", 0,
+     "depictive"),
+    # The medium's participle read as the subject, or as the verb with "shows" hung on it.
+    ("The flag hanging from the porch shows a black horse on a green background.", "horse", 0,
+     "depictive"),
+    ("The boy's painting taped to the door shows a house, a tree and a small dog.", "dog", 0,
+     "depictive"),
+    # A video model's clip is the captioned thing; a numbered image is one of the captioned set.
+    ("The clip shows a woman carrying a cake for her kid.", "kid", 0, "purpose"),
+    ("Image 1 shows a desk with a laptop, while image 2 shows the desk with no laptop.",
+     "laptop", 1, "negation"),
+    # A medium right before a participle of showing that the parser hung on the verb.
+    ("The video pauses on an old tapestry depicting a knight and two horses.", "horses", 0,
+     "depictive"),
+    # Sugar pastes model things; a snow globe's inside is a made scene; a magazine's cover.
+    ("The cupcakes are topped with fondant tennis balls.", "tennis balls", 0, "depictive"),
+    ("A snow globe on the shelf holds a tiny red bus.", "bus", 0, "depictive"),
+    ("Inside the snow globe there is a little wooden bench.", "bench", 0, "depictive"),
+    ("On the cover of the book there is a dog wearing a scarf.", "dog", 0, "depictive"),
+    # A guess with its own place is not a type of an anchor of no object category; a
+    # rectangle is as vague as a shape; more of them are others.
+    ("A wooden birdhouse on a pole, maybe a bird in the opening.", "bird", 0, "hedged"),
+    ("A dark rectangle on the wall, possibly a TV.", "TV", 0, "hedged"),
+    ("Three sheep graze by the fence; possibly more sheep behind the barn.", "sheep", 1,
+     "hedged"),
+    ("A lump under the blanket that might be a cat.", "cat", 0, "hedged"),
+    # A raising verb between the place and "popular with".
+    ("A boardwalk that seems popular with cyclists in the morning.", "cyclists", 0, "generic"),
+    # A that-clause of a negated "confirm" or "sure" is left open.
+    ("I can't confirm that there is a cat under the bed.", "cat", 0, "hedged"),
+    ("I am not certain that a dog is in the yard.", "dog", 0, "hedged"),
+    # An aside after a chain of places guesses at what they locate.
+    ("Something white lies in the grass near the fence, possibly a frisbee.", "frisbee", 0,
+     "hedged"),
+    # A hung picture said to be a photo; a print all over a thing; a stained-glass window.
+    ("The picture hanging by the door is an old photo of a ship.", "ship", 0,
+     "depictive"),
+    ("Her pillowcase has tiny cats printed all over it.", "cats", 0, "depictive"),
+    ("The stained-glass window shows a horse and a rider.", "horse", 0, "depictive"),
 ]
 
 
@@ -1574,6 +1628,27 @@ EXISTENTIAL = [
     ("There is a car in the driveway, probably a sedan, and a bicycle.", "bicycle", 0),
     ("There is a dog on the couch, possibly a puppy, and a cat.", "cat", 0),
     ("There are possibly two people on the bench.", "people", 0),
+    # Round 29: emphasis on a noun that is there; a label that is not a medium, or the
+    # captioned photo itself; the medium named as its own content.
+    ("- **Foreground:** a **dog** lying on a rug next to a poster of a cat", "dog", 0),
+    ("Kitchen: stove, sink and a kettle.", "sink", 0),
+    ("Photo: a dog asleep on a bed.", "dog", 0),
+    ("- **TV:** a flat-screen TV next to a clock", "clock", 0),
+    ("- **Mural:** on the wall behind a sofa", "sofa", 0),
+    # The clip shows what is there; a singular noun before its "-s" verb is no compound (the
+    # noun tagged as an adjective, or after a noun modifier).
+    ("The clip shows a dog catching a frisbee in a park.", "dog", 0),
+    ("A green parrot lands on the fence.", "parrot", 0),
+    ("An old steam locomotive puffs along the track.", "locomotive", 0),
+    # A fronted place at a picture, then the clause's subject; a sugar bowl is a bowl; a
+    # person re-described with a phrase of his own; a world globe shows no objects.
+    ("Beside the poster, a vase of tulips and a stack of books fill the shelf.", "vase", 0),
+    ("A sugar bowl sits next to the teapot.", "bowl", 0),
+    ("A man in a coat, possibly a pedestrian on his way home, crosses the road.", "pedestrian",
+     0),
+    ("A globe sits on the desk next to a laptop.", "laptop", 0),
+    ("I can confirm that there is a cat under the bed.", "cat", 0),
+    ("The window shows a dog in the yard.", "dog", 0),
 ]
 
 
@@ -1632,6 +1707,8 @@ NOT_OBJECT = [
     ("A girl wears a tie-dye dress.", "tie"),
     # Round 22: "a few" counts a plural, so "ski poles" stays a compound.
     ("A few ski poles lean on the wall.", "ski"),
+    # Round 29: a sign's noun modifier stays one ("a hand-painted sign advertising apple pies").
+    ("A hand-painted sign advertising apple pies.", "apple"),
 ]
 
 
@@ -1646,3 +1723,9 @@ def test_grounding_markup_is_left_out_of_the_parse_but_kept_in_the_trigger(judge
     assert (label.usage, label.subtype) == ("non_assertive", "depictive")
     # the trigger quotes the caption as written, markup included
     assert label.trigger == "A poster</ref><box>(10,20),(300,400)</box> on the wall shows a horse"
+
+
+def test_markdown_is_left_out_of_the_parse_but_kept_in_the_trigger(judge):
+    label = label_of(judge, "- **Logo:** a red **kite** on the awning", "kite")
+    assert (label.usage, label.subtype) == ("non_assertive", "depictive")
+    assert label.trigger == "Logo:** a red **kite"

@@ -253,7 +253,7 @@ class OfflineJudge:
         if len(captions) != len(mentions):
             raise ValueError("captions and mentions must have the same length")
         disabled = [p for p in _UNUSED_PIPES if p in self.nlp.pipe_names]
-        stripped = [strip_grounding(unwrap_quotes(c)) for c in captions]
+        stripped = [strip_markup(unwrap_quotes(c)) for c in captions]
         texts = (text.translate(_STRAIGHT_QUOTES) for text, _ in stripped)
         docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disabled)
         return [self._label_doc(doc, caption, list(ms), origin)
@@ -489,14 +489,15 @@ def unwrap_quotes(caption: str) -> str:
     return caption[:first] + " " + caption[first + 1:last] + " " + caption[last + 1:]
 
 
-# Grounding markup of grounding VLMs, and numbered labels: tags (Qwen-VL's <ref>/<box>,
-# Kosmos-2's <phrase>/<object> and <patch_index_0044>, Florence-2's <loc_12>, PaliGemma's
-# <loc0710>, MiniGPT-v2's <p> and {<30><12><70><98>}), box coordinates in parentheses or brackets
-# (Shikra's [0.12,0.30,0.55,0.98], "[x1=402, y1=233, x2=571, y2=390]") and confidence scores.
+# Markup that is not a word of the sentence: grounding markup of grounding VLMs, numbered labels
+# and Markdown. Tags (Qwen-VL's <ref>/<box>, Kosmos-2's <phrase>/<object> and <patch_index_0044>,
+# Florence-2's <loc_12>, PaliGemma's <loc0710>, MiniGPT-v2's <p> and {<30><12><70><98>}), box
+# coordinates in parentheses or brackets (Shikra's [0.12,0.30,0.55,0.98], "[x1=402, y1=233,
+# x2=571, y2=390]") and confidence scores.
 _NUMBER = r"(?:-?\d+(?:\.\d+)?|-?\.\d+)"
 _POINT = rf"\(\s*{_NUMBER}\s*,\s*{_NUMBER}\s*\)"  # "(102,344)"
 _KEYED_NUMBER = rf"(?:[A-Za-z]\w*\s*[=:]\s*)?{_NUMBER}"  # "0.12", "x1=402"
-_GROUNDING = re.compile("|".join((
+_MARKUP = re.compile("|".join((
     r"[<‹]/?[A-Za-z_][A-Za-z0-9_]*[>›]",
     r"\{(?:[<‹]\d+[>›])+\}",
     r"[<‹]\d+[>›]",
@@ -506,31 +507,37 @@ _GROUNDING = re.compile("|".join((
     # a numbered label opening a line or a sentence: a dense caption's "region 3:", a reasoning
     # trace's "Step 2:" (not "a clock showing 3:45")
     r"(?:^|(?<=[.;!?] ))[A-Za-z]+ ?#?\d+(?=\s*(?:\[[^\]\n]*\]\s*)?:\s)",
+    # Markdown of chat models' answers: emphasis around words ("a **dog**", "*possibly*"),
+    # headings ("### Objects") and list bullets opening a line ("- ", "2. ")
+    r"(?<![\w*])\*{1,3}(?=[^\s*])|(?<=[^\s*])\*{1,3}(?![\w*])",
+    r"(?<!\w)__(?=\S)|(?<=\S)__(?!\w)",
+    r"(?:^|(?<=\s))#{1,6}(?=\s)",
+    r"^[ \t]*(?:[-*+•]|\d{1,2}[.)])(?=[ \t])",
 )), re.MULTILINE)
 
 
-def strip_grounding(caption: str) -> tuple[str, list[int]]:
-    """The caption without its grounding markup, and where each character came from: tags,
-    box coordinates and scores are not words of the sentence, and the parser reads the words
-    around them as one sentence only once they are gone (a run of blanks in their place still
-    splits it). Where markup stood between two words, one space stays.
+def strip_markup(caption: str) -> tuple[str, list[int]]:
+    """The caption without its markup, and where each character came from: tags, box
+    coordinates, scores and Markdown are not words of the sentence, and the parser reads the
+    words around them as one sentence only once they are gone (a run of blanks in their place
+    still splits it). Where markup stood between two words, one space stays.
 
-    >>> text, origin = strip_grounding("<ref>A dog</ref><box>(1,2),(30,40)</box> sleeps (0.83)")
+    >>> text, origin = strip_markup("<ref>A dog</ref><box>(1,2),(30,40)</box> sleeps (0.83)")
     >>> text.rstrip(), origin[text.index("sleeps")]
     ('A dog sleeps', 41)
     """
     chars: list[str] = []
     origin: list[int] = []
     last = 0
-    for match in _GROUNDING.finditer(caption):
+    for match in _MARKUP.finditer(caption):
         chars.extend(caption[last:match.start()])
         origin.extend(range(last, match.start()))
         last = match.end()
         if not chars or chars[-1].isspace():
             while last < len(caption) and caption[last] in " \t":
                 last += 1  # (no second blank where the markup stood between two)
-        elif last < len(caption) and not caption[last].isspace():
-            chars.append(" ")  # "dog</ref><box>...</box>sleeps"
+        elif last < len(caption) and caption[last].isalnum():
+            chars.append(" ")  # "dog</ref><box>...</box>sleeps" (not "a **dog**,")
             origin.append(match.start())
     chars.extend(caption[last:])
     origin.extend(range(last, len(caption) + 1))
@@ -812,6 +819,23 @@ def _showing_subject(verb: Token) -> Token | None:
     (`_participle_subject`), or what a pronoun subject stands for ("a TV on the wall, and it is
     showing a program")."""
     subject = _subject_of(verb) or _participle_subject(verb)
+    label = _colon_label(verb) if subject is None and verb.tag_ in ("VBG", "VBN") else None
+    if label is not None and not any(t.dep_ in _SUBJECT_DEPS
+                                     for t in verb.doc[label[1] + 1:verb.i]):
+        # "- **Mural:** painted on the brick wall, showing a flock of pigeons": a participle
+        # said of the list item's label
+        subject = label[0]
+    if subject is None and verb.dep_ in ("dep", "advcl", "conj") and \
+            verb.head.lower_ in lex.HUNG_PARTICIPLES:
+        # "the drawing taped to the fridge shows ...", parsed as "the drawing taped" with
+        # "shows" hung on it
+        subject = _subject_of(verb.head)
+    if subject is not None and subject.tag_ in ("VBG", "VBN") and \
+            subject.lower_ in lex.HUNG_PARTICIPLES:
+        # "the flag hanging from the balcony shows ...", parsed with the participle as the
+        # subject and the flag as its own
+        subject = next((c for c in subject.children if c.dep_ == "nsubj" and c.i < subject.i),
+                       subject)
     if subject is None and verb.tag_ in ("VBZ", "VBP", "VBD") and verb.dep_ == "pobj":
         # "an advertisement on the side of the bus displays a cat", parsed as "the bus
         # displays" (a noun): the medium the place phrase hangs from.
@@ -831,14 +855,23 @@ def _showing_subject(verb: Token) -> Token | None:
     return subject
 
 
+def _stained_glass(noun: Token) -> bool:
+    """A stained-glass window, a picture in glass: "the stained-glass window shows a lamb"."""
+    return noun.lower_ in ("window", "windows", "panel", "panels") and any(
+        t.lower_ == "stained" for t in noun.doc[noun.left_edge.i:noun.i])
+
+
 def _participle_subject(verb: Token) -> Token | None:
-    """What a subjectless participle of showing after a comma is said of: the main clause's
-    subject, or the noun of "there is": "There is a framed photo on the wall, showing a woman" ->
-    "photo", "A poster advertises a resort, showing a boat" -> "poster" (not "reading" or
-    "warning", whose subject is as often a reader or a speaker)."""
+    """What a subjectless participle of showing is said of: a medium right before it, or after
+    a comma the main clause's subject or the noun of "there is": "There is a framed photo on the
+    wall, showing a woman" -> "photo", "A poster advertises a resort, showing a boat" ->
+    "poster" (not "reading" or "warning", whose subject is as often a reader or a speaker)."""
     if verb.dep_ != "advcl" or verb.tag_ != "VBG" or verb.head.i == verb.i or \
             verb.lower_ not in lex.SHOWING_PARTICIPLES:
         return None
+    before = verb.doc[verb.i - 1]
+    if before.lower_ in (lex.DEPICTION_NOUNS | lex.MEDIUM_NOUNS) - lex.FRAME_NOUNS:
+        return before  # "the clip pauses on a tapestry depicting ...", hung on the verb
     main = verb.head
     if any(c.dep_ == "expl" for c in main.children):
         return next((c for c in main.children if c.dep_ == "attr" and c.i < verb.i), None)
@@ -995,15 +1028,20 @@ def _singular_det_plural_head(modifier: Token, head: Token) -> bool:
     article cannot go with a plural head, so the "-s" word after the noun is its verb, which the
     tagger read as a plural noun, or as a verb it then made the compound's head ("a pigeon
     pecks at the seeds"; not "a bus stop", "a glasses case", "a news stand")."""
-    if not (head.tag_ in ("NNS", "VBZ") and modifier.tag_ == "NN" and head.i == modifier.i + 1 and
-            head.lower_.endswith("s") and head.lower_ not in lex.SINGULAR_S_NOUNS):
-        return False
+    if not (head.tag_ in ("NNS", "VBZ") and modifier.tag_ in ("NN", "JJ") and
+            head.i == modifier.i + 1 and head.lower_.endswith("s") and
+            head.lower_ not in lex.SINGULAR_S_NOUNS):
+        return False  # (the noun itself can come tagged as an adjective: "a green parrot lands")
     article = next((c for c in head.children if c.dep_ == "det" and c.i < modifier.i), None)
+    if article is None or article.lower_ not in lex.SINGULAR_DETERMINERS:
+        return False
     # Only adjectives and the noun's own modifiers between: not "a few ski poles", nor "a
-    # handwritten sign advertising apple pies" (the article is the sign's).
-    return article is not None and article.lower_ in lex.SINGULAR_DETERMINERS and all(
-        not t.tag_.startswith("NN") and t.lower_ not in lex.COUNTING_WORDS
-        or t.head.i == modifier.i for t in head.doc[article.i + 1:modifier.i])
+    # handwritten sign advertising apple pies" (the article is the sign's); a noun modifier
+    # right before it is the noun's ("a restored steam locomotive puffs along").
+    between = head.doc[article.i + 1:modifier.i]
+    nouns = [t for t in between if t.tag_.startswith("NN")]
+    return not any(t.lower_ in lex.COUNTING_WORDS or t.tag_ == "VBG" for t in between) and all(
+        t.head.i == modifier.i or t.i == modifier.i - 1 for t in nouns)
 
 
 def _rail_vehicle(token: Token | None) -> bool:
@@ -1143,9 +1181,23 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     if (listed.dep_ == "appos" or _counted_apposition(listed.head, listed)) and \
             listed.head.i < listed.i and not any(
                 c.dep_ == "case" or c.lower_ in lex.HEDGE_ADVERBS for c in listed.children) and \
-            _names_representations(listed.head):
+            _names_representations(listed.head) and not (
+                listed.head.dep_ == "pobj" and listed.head.head.i == _sentence_start(listed)):
+        # (not "Beside the poster, a vase of flowers fills the shelf": a fronted place and the
+        # clause's subject)
         return _Decision("non_assertive", "depictive", _chars(listed.head.left_edge, root),
                          "depiction-appos")
+    misread = next((t for t in span.doc[max(0, span.start - 3):span.start]
+                    if t.lower_ in lex.SHOWING_PARTICIPLES and t.tag_.startswith("NN")
+                    and t.head.i == root.i and t.i > 0 and t.doc[t.i - 1].head.i in (root.i, t.i)
+                    and t.doc[t.i - 1].lower_ in lex.MEDIUM_NOUNS - lex.FRAME_NOUNS), None)
+    if misread is not None:
+        # "a poster advertising televisions hangs ...", parsed as one compound
+        return _Decision("non_assertive", "depictive", _chars(span.doc[misread.i - 1], root),
+                         "depicting-verb")
+    label = _labelled_content(root)
+    if label is not None:
+        return _Decision("non_assertive", "depictive", _chars(label, root), "labelled-content")
     for child, head in _list_repaired_ancestors(root):
         if child.dep_ == "ccomp" and head.lower_ in lex.INFERENCE_VERBS and getattr(
                 _showing_subject(head), "lower_", None) not in lex.NOTICE_NOUNS:
@@ -1286,15 +1338,20 @@ def _fronted_medium(subject: Token) -> Token | None:
             c.dep_ == "expl" for c in subject.head.children)):  # "On the screen there is a dog"
         return None
     for prep in subject.head.children:
-        if prep.dep_ == "prep" and prep.lower_ in ("on", "in") and prep.i < subject.left_edge.i:
+        if prep.dep_ == "prep" and prep.lower_ in ("on", "in", "inside") and \
+                prep.i < subject.left_edge.i:
             for obj in prep.children:
                 if obj.dep_ == "pobj" and prep.lower_ == "in" and obj.lower_ in lex.PICTURE_PARTS:
                     # "In the lower corner of the painting, there is a sparrow"
                     obj = next((g for of in obj.children if of.dep_ == "prep"
                                 and of.lower_ == "of" for g in of.children if g.dep_ == "pobj"),
                                obj)
-                if obj.dep_ == "pobj" and obj.lower_ in lex.ON_MEDIUM_NOUNS - \
-                        lex.WORN_MEDIUM_NOUNS - {"display"}:
+                # ("On the cover of the magazine there is a kitten", not "in a shirt"; "Inside
+                # the snow globe there is a tiny bench")
+                media = lex.ON_MEDIUM_NOUNS - {"display"} - (
+                    lex.WORN_MEDIUM_NOUNS if prep.lower_ == "in" else set())
+                if obj.dep_ == "pobj" and (obj.lower_ in media if prep.lower_ != "inside"
+                                           else obj.lower_ in lex.MINIATURE_SCENE_NOUNS):
                     return prep
     return None
 
@@ -1377,9 +1434,11 @@ def _painted_on(root: Token) -> Token | None:
         carrier = any(t.dep_ == "pobj" and t.head.lower_ == "with"
                       for t in root.doc[root.i + 1:verb.i])
         if verb.lower_ in lex.PICTURE_ON_VERBS and not carrier and any(
-                c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "into", "along")
+                c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "into", "along", "over")
                 for c in verb.children):
-            return verb  # (not "a train with graffiti painted on its side": the graffiti is)
+            # (not "a train with graffiti painted on its side": the graffiti is; "pajamas with
+            # airplanes printed all over them" are)
+            return verb
     return None
 
 
@@ -1611,6 +1670,60 @@ def _names_representations(noun: Token) -> bool:
     return noun.lower_ not in ("figure", "figures") or any(
         c.lower_ in lex.FAKE_MODIFIERS or c.lower_ in ("stylized", "animal", "animals")
         for c in noun.children if c.dep_ in ("amod", "compound"))
+
+
+# Tags of the words of a list of noun phrases ("a red kite", "two dogs and a cat")
+_NOUN_PHRASE_TAGS = frozenset({"DT", "PDT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS",
+                               "PRP$", "CC", "HYPH"})
+
+
+def _colon_label(token: Token) -> tuple[Token, int] | None:
+    """The head noun of the label before a colon that `token` follows in its line, list item or
+    sentence ("Mural on brick: ...", "- **Logo:** ..."), and the colon's index."""
+    doc = token.doc
+    colon = token.i - 1
+    while colon >= 0 and doc[colon].text != ":" and token.i - colon <= 12 and not (
+            doc[colon].text in (".", ";", "!", "?") or "\n" in doc[colon].text):
+        colon -= 1
+    if colon < 1 or doc[colon].text != ":":
+        return None
+    start = colon
+    while start > 0 and not (doc[start - 1].text in (".", ";", ":", "!", "?", "-", "*", "•")
+                             or "\n" in doc[start - 1].text):
+        start -= 1
+    words = [t for t in doc[start:colon] if not t.is_punct]
+    heads = [t for t in words if _is_noun(t) and (not start <= t.head.i < colon or t.head.i == t.i)]
+    return (heads[0], colon) if 1 <= len(words) <= 6 and heads else None
+
+
+def _labelled_content(root: Token) -> Token | None:
+    """The label when the mention is what a labelled picture shows in a terse or list-style
+    caption, "<medium>: <content>" ("Mural on brick: cyclist racing uphill", "- **Logo:** a red
+    kite", "Billboard: smiling woman holding coffee"), as "the logo is a red kite" would say it.
+    The mention is the content's first noun phrase (or one of a list of them), what it is "of",
+    or the object of what it does; the label opens its line, list item or sentence. The captioned
+    image itself ("Photo: a dog on a bed"), signs and toys (which can be the things listed) are
+    not labels of content."""
+    found = _colon_label(root)
+    if found is None or found[0].lower_ not in lex.CONTENT_LABELS:
+        return None
+    label, colon = found
+    doc = root.doc
+    # The content's first noun phrase, or a list of them: "a red kite", "smiling woman".
+    k, first = colon + 1, None
+    while k < len(doc) and (doc[k].tag_ in _NOUN_PHRASE_TAGS or doc[k].dep_ in (
+            "amod", "compound") or doc[k].text in (",", "-")):
+        first = doc[k] if _is_noun(doc[k]) else first
+        k += 1
+    if first is None or first.lower_ in lex.DEPICTION_NOUNS | lex.MEDIUM_NOUNS or \
+            root.lower_ in lex.DEPICTION_NOUNS | lex.MEDIUM_NOUNS:
+        return None  # ("**TV:** a flat-screen TV on a stand": the medium itself)
+    if colon < root.i < k:
+        return label
+    verb = root.head  # what it is "of", what it holds, does something with or depicts
+    shown = root.dep_ == "pobj" and verb.lower_ == "of" and verb.head.i == first.i or \
+        root.dep_ == "dobj" and first.i in (verb.head.i, getattr(_subject_of(verb), "i", -1))
+    return label if shown else None
 
 
 def _depiction_step(child: Token, head: Token, category: str
@@ -1861,7 +1974,8 @@ def _depiction_step(child: Token, head: Token, category: str
             # the participle on the last noun of the medium's place phrase.
             subject = _medium_above(subject) or subject
         if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
-                                    lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF) \
+                                    lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF
+                                    or _stained_glass(subject)) \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)) \
                 and (head.lower_ not in lex.SCREENING_VERBS or subject.lower_ in lex.SCREEN_NOUNS):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
@@ -2060,6 +2174,10 @@ def _frame_in_scene(noun: Token) -> bool:
         return False
     if noun.head.lower_ == "of" and noun.head.head.lower_ in lex.COLLAGE_NOUNS:
         return False
+    said_of = _subject_of(noun.head) if noun.dep_ == "attr" else None
+    if said_of is not None and said_of.i < noun.i and any(
+            g.dep_ == "acl" and g.lower_ in lex.HUNG_PARTICIPLES for g in said_of.children):
+        return True  # "the picture hanging above the bed is a photo of a train"
     if noun.dep_ == "attr" and any(c.dep_ in ("nsubj", "nsubjpass") and (
             c.lower_ in lex.IMAGE_NOUNS or c.lower_ in ("this", "it") and c.i == _sentence_start(c))
             for c in noun.head.children) and not any(c.lower_ == "framed" for c in noun.children):
@@ -2074,6 +2192,8 @@ def _frame_in_scene(noun: Token) -> bool:
         return True
     if noun.dep_ in ("nsubj", "nsubjpass") and _placed(noun.head):
         return True  # "A photo of a dog is on the refrigerator", "Photos ... are taped to a door"
+    if any(c.tag_ == "CD" and c.i == noun.i + 1 for c in noun.children):
+        return False  # "image 2 shows the same desk": one of the captioned images
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
                                    lex.IMAGE_NOUNS for c in noun.head.children):
         return False  # "the image features a vintage photograph of a street": the image itself
@@ -2093,7 +2213,6 @@ def _frame_in_scene(noun: Token) -> bool:
         if noun.dep_ == "conj" and noun.head.dep_ in ("acomp", "attr") and any(
                 c.dep_ == "nsubj" and c.lower_ in lex.IMAGE_NOUNS for c in noun.head.head.children):
             return False
-    said_of = _subject_of(noun.head) if noun.dep_ == "attr" else None
     if said_of is not None and said_of.tag_ in ("NN", "NNS") and said_of.lower_ not in \
             lex.IMAGE_NOUNS | lex.FRAME_NOUNS | lex.FRAME_WORDS | {"subject", "focus"}:
         # "the phone's wallpaper is a photo of a dog" (not "the image is a photo of a dog",
@@ -2161,6 +2280,9 @@ def _fake_modifier(span: Span, root: Token, category: str) -> Token | None:
         if first.i != root.i else []
     if root.dep_ == "compound" and root.head.i == span.end:
         # "a toy train set": the parser hangs both words on "set".
+        modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
+    if root.dep_ in ("compound", "amod", "nmod") and _singular_det_plural_head(root, root.head):
+        # "a sugar horse rears up": the parser hangs the noun's modifiers on its verb
         modifiers += [t for t in doc[root.head.left_edge.i:root.i] if t.head.i == root.head.i]
     measure = root.head.head if root.dep_ == "pobj" and root.head.lower_ == "of" else None
     if measure is not None and (measure.lower_ in lex.PARTITIVE_NOUNS or measure.lower_ in (
@@ -2239,14 +2361,17 @@ def _named_word(span: Span) -> Token | None:
 def _likeness_material(material: str, category: str) -> bool:
     """Whether a thing of `category` made of `material` can only be a likeness: any animal or
     person ("a wooden horse"), a food of an inedible material ("a plaster pizza", not "a
-    chocolate donut"), a vehicle of a toy's or a cake's material ("a fondant train", "a plastic
-    motorcycle", not "a wooden boat"); never other things ("a plastic bottle")."""
+    chocolate donut"), anything else of a sugar paste ("fondant baseballs"), a vehicle of a
+    toy's or a cake's material ("a fondant train", "a plastic motorcycle", not "a wooden boat");
+    never other things ("a plastic bottle")."""
     if category in lex.ANIMATE_CATEGORIES:
         return True
     if category in lex.DEPICTION_CATEGORIES:
         return material in lex.FIGURE_MATERIALS  # "a bronze teddy bear", "a fondant teddy bear"
     if category in lex.FOOD_CATEGORIES:
         return material in lex.INEDIBLE_MATERIALS
+    if material in lex.MODELLING_PASTES:
+        return True  # "cupcakes topped with fondant baseballs"
     if category in lex.REPRESENTED_WHEN_DECORATING:
         return material in lex.VEHICLE_LIKENESS_MATERIALS and not (
             category == "boat" and material in lex.REAL_BOAT_MATERIALS)
@@ -3576,16 +3701,24 @@ def _question(root: Token, top: Token) -> _Decision | None:
 
 
 def _open_question(root: Token, top: Token) -> _Decision | None:
-    """Inside a "whether"/"if"/"unless" clause, nothing is asserted: "it is unclear whether there
-    is a car", "I am not sure if a dog is there", "unless a dog came in" (a definite phrase keeps
-    its presupposition)."""
+    """Inside a "whether"/"if"/"unless" clause, or a that-clause of a negated "confirm" or "sure",
+    nothing is asserted: "it is unclear whether there is a car", "I am not sure if a dog is
+    there", "unless a dog came in", "I can't confirm that a dog is there" (a definite phrase
+    keeps its presupposition)."""
     if _is_definite(top) or _is_definite(root):
         return None
-    for _, head in _ancestors(top):
+    for clause, head in _ancestors(top):
         for child in head.children:
             if child.dep_ == "mark" and child.lower_ in lex.OPEN_QUESTION_MARKS and \
                     child.i < root.i:
                 return _Decision("non_assertive", "hedged", _chars(child, root), "open-question")
+        if clause.dep_ == "ccomp" and head.lower_ in lex.CERTAINTY_WORDS:
+            # "I can't confirm that there are people on the boat", "not sure that ..."
+            negated = head.head if head.dep_ == "acomp" else head
+            negation = next((c for c in negated.children if c.dep_ == "neg"), None)
+            if negation is not None and negation.i < root.i:
+                return _Decision("non_assertive", "hedged", _chars(negation, root),
+                                 "open-question")
     return None
 
 
@@ -3716,8 +3849,8 @@ def _placed_by_participle(noun: Token) -> bool:
 
 def _quantities(noun: Token) -> list[Token]:
     """The quantity before a noun, which a hedge adverb can hang on: "perhaps a few bicycles"."""
-    return [c for c in noun.children if c.i < noun.i and (c.dep_ == "nummod" or c.dep_ == "amod"
-                                                          and c.lower_ in ("few", "several"))]
+    return [c for c in noun.children if c.i < noun.i and (
+        c.dep_ == "nummod" or c.dep_ == "amod" and c.lower_ in ("few", "several", "more"))]
 
 
 def _list_aside_hedge(item: Token) -> Token | None:
@@ -3841,17 +3974,26 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     """The hedged phrase re-describes an asserted anchor of the same kind: "a bird, possibly a
     duck", "the table appears to be a dining table" (not an anchor after the hedge's `cue`,
     guessed at with it: "might indicate that a man was the last person here")."""
+    if any(c.lower_ in ("more", "another", "other") for c in np.children):
+        # "four animals grazing; possibly more cows further back", "his opponent, probably
+        # another man": others than those asserted (not "another utensil, possibly an
+        # additional spoon", the utensil itself)
+        return False
     aside = same = _aside_anchor(np)
-    if same is not None and same.dep_ == "pobj" and same.head.lower_ in \
-            lex.LOCATIVE_PREPOSITIONS and _category_of(same) != category:
+    while same is not None and same.dep_ == "pobj" and same.head.lower_ in \
+            lex.LOCATIVE_PREPOSITIONS and _category_of(same) != category and \
+            same.head.head.i != same.i:
         # "a boat can be seen further out in the water, possibly a rescue boat": the aside is
-        # on what the place phrase locates
+        # on what the place phrase locates (through a chain of places: "something is sitting
+        # in the grass near the goal, possibly a ball")
         located = same.head.head
         while located.dep_ == "advmod" and located.head.i != located.i:
             located = located.head
-        same = located if _is_noun(located) else next(
+        place, same = same, located if _is_noun(located) else next(
             (c for c in located.children if c.dep_ in ("nsubj", "nsubjpass", "dobj")
              and _is_noun(c)), same)
+        if same.i == place.i:
+            break
     if same is not None and _category_of(same) == category:
         # "a cow, likely a dairy cow", whatever the parser hung the aside on
         return not _hedged_pivot(same)
@@ -3877,14 +4019,20 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
             # "a stuffed animal, which appears to be a teddy bear" (not "donuts and what appears
             # to be a slice of cake", a free relative the parser hung on the list)
             anchor = anchor.head.head
+            if anchor.dep_ == "pobj" and anchor.head.lower_ in lex.LOCATIVE_PREPOSITIONS and \
+                    anchor.head.head.lower_ in lex.VAGUE_ANCHORS:
+                anchor = anchor.head.head  # "a lump under the blanket that might be a cat"
         if anchor is not None and cue is not None and anchor.i > cue.i:
             return False
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be"),
     # nor an owner, who need not be there ("its owner might be a woman").
+    # A guess with a place of its own is another thing than an anchor of no object category
+    # ("birdhouse on a post, maybe a sparrow in the hole").
     return anchor is not None and anchor.i < np.i and anchor.tag_.startswith("NN") and \
         anchor.lower_ not in ("owner", "owners") and not _other_object(anchor, category) and \
-        not _hedged_pivot(anchor)
+        not _hedged_pivot(anchor) and not (_category_of(anchor) is None and any(
+            c.dep_ == "prep" and c.lower_ in lex.LOCATIVE_PREPOSITIONS for c in np.children))
 
 
 def _glued_subject(subject: Token, predicate: Token) -> bool:
@@ -4731,6 +4879,10 @@ def _popular_with(top: Token, root: Token) -> Token | None:
     if phrase is None or phrase.head.lower_ not in ("with", "among", "for"):
         return None
     adjective = phrase.head.head
+    if adjective.tag_.startswith("VB"):
+        # "a boardwalk that seems popular with cyclists", the parser hanging "with" on the verb
+        adjective = next((c for c in adjective.children if c.dep_ in ("acomp", "oprd")
+                          and c.i < phrase.head.i), adjective)
     return adjective if adjective.lower_ in lex.GENERIC_ADJECTIVES else None
 
 

@@ -131,12 +131,20 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
     "graphic", "graphics", "screensaver", "screensavers", "slideshow", "slideshows",
+    # a snow globe's miniature scene
+    "globe", "globes", "snowglobe", "snowglobes",
 })
+# Things whose inside is a made scene: "Inside the snow globe there is a tiny bench".
+MINIATURE_SCENE_NOUNS: frozenset[str] = frozenset({"globe", "globes", "snowglobe", "snowglobes",
+                                                   "diorama", "dioramas", "dollhouse",
+                                                   "dollhouses"})
 # Of these, the ones VLM captions also use for the captioned image itself ("The image shows ...",
 # "a black and white photo of a street"): depictive only when they are things inside the scene.
+# A video model's captioned clip too: "The clip shows a man wrapping a present".
 FRAME_NOUNS: frozenset[str] = frozenset({"image", "images", "picture", "pictures", "photo",
                                          "photos", "photograph", "photographs", "snapshot",
-                                         "snapshots", "pic", "pics"})
+                                         "snapshots", "pic", "pics", "video", "videos", "clip",
+                                         "clips", "footage"})
 # Verbs of a barrier keeping something out, with "out", "away", "off" or "from" ("the bollards
 # keep vehicles out", "a fence to prevent dogs from leaving").
 KEEPING_OUT_VERBS: frozenset[str] = verb_forms("keep", "prevent", "stop", "block", "bar",
@@ -245,6 +253,9 @@ VEHICLE_LIKENESS_MATERIALS: frozenset[str] = frozenset({
     "felt", "knitted", "crocheted", "chocolate", "candy", "sugar", "marzipan", "fondant", "wax",
     "clay", "plaster", "origami", "lego", "bronze", "marble", "gingerbread", "terracotta"})
 REAL_BOAT_MATERIALS: frozenset[str] = frozenset({"plastic", "wooden"})
+# Sugar pastes that only model things: "fondant baseballs", "a marzipan clock" (not "sugar", as
+# in "a sugar bowl", nor "chocolate", as in "a chocolate cake").
+MODELLING_PASTES: frozenset[str] = frozenset({"fondant", "marzipan", "gumpaste"})
 # Modifiers that make a picture of a living thing but only decorate any other thing: "an
 # embossed horse" is a picture, "an engraved clock" a clock, "an embroidered cat" a stitched
 # picture and "an embroidered tie" a tie. ("painted" only before a material: "a teal-painted
@@ -407,7 +418,9 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "lump", "lumps", "dot", "dots", "glint", "shadow",
                                            "shadows", "reflection", "reflections", "pieces",
                                            "blur", "blurs", "glow", "sliver", "smudge",
-                                           "smudges", "gleam",
+                                           "smudges", "gleam", "rectangle", "rectangles",
+                                           "square", "squares", "circle", "circles", "disc",
+                                           "discs", "disk", "disks", "mass",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction"})
@@ -460,6 +473,10 @@ ASSORTMENT_WORDS: frozenset[str] = frozenset({"various", "different", "several",
                                               "numerous", "multiple", "assorted", "diverse"})
 # Predicates whose "whether"/"if" clause is left open ("it is unclear whether there is a car").
 OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if", "unless"})
+# Verbs and adjectives of certainty whose negation leaves a that-clause open: "I can't confirm
+# that there are people on the boat", "I am not certain that a dog is there".
+CERTAINTY_WORDS: frozenset[str] = verb_forms("confirm", "verify", "determine", "tell") | {
+    "sure", "certain", "positive"}
 # Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
 # shaped like a car").
 FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
@@ -926,6 +943,15 @@ LIKENESS_NOUNS: frozenset[str] = frozenset({
 # Of those, the ones a person can be: "the woman is a model", "she is a doll".
 PERSON_ROLE_LIKENESS_NOUNS: frozenset[str] = frozenset({"model", "models", "doll", "dolls",
                                                         "prop", "props", "fake", "fakes"})
+# Labels whose content follows a colon in terse and list-style captions: "Mural: cyclist
+# racing uphill", "TV screen: a football match" (not the captioned image, a sign or a toy,
+# which can be the things listed, nor a photographic print).
+CONTENT_LABELS: frozenset[str] = (DEPICTION_NOUNS | SCREEN_NOUNS | {"art"}) - FRAME_NOUNS - \
+    VAGUE_DEPICTION_NOUNS - {
+        "sign", "signs", "model", "models", "costume", "costumes", "balloon", "balloons",
+        "menu", "menus", "video", "videos", "clip", "clips", "footage", "character",
+        "characters", "toy", "toys", "doll", "dolls", "monument", "monuments", "memorial",
+        "memorials", "print", "prints"}
 # Subjects whose "is"-predicate is what they show: "the cover art is a blue train", "the logo
 # is a horse" (not a frame or a vague shape: "the figure in the distance is a man").
 CONTENT_SUBJECTS: frozenset[str] = DEPICTION_NOUNS - FRAME_NOUNS - VAGUE_DEPICTION_NOUNS - {
