@@ -1099,6 +1099,21 @@ NON_ASSERTIVE = [
      "depictive"),
     ("Her pillowcase has tiny cats printed all over it.", "cats", 0, "depictive"),
     ("The stained-glass window shows a horse and a rider.", "horse", 0, "depictive"),
+    # "Neither of them" has none; a fronted "at no point" denies the clause.
+    ("Neither of the two photos contains a bicycle.", "bicycle", 0, "negation"),
+    ("At no point in the video does a bus pull up to the shelter.", "bus", 0, "negation"),
+    # A made thing that depicts; part of a broadcast; a painted figure said to be something;
+    # a screen "where" a thing moves.
+    ("A wooden puzzle depicting a giraffe lies on the rug.", "giraffe", 0, "depictive"),
+    ("The football you see is part of the broadcast on the TV.", "football", 0, "depictive"),
+    ("The mascot painted on the van is a dog in sunglasses.", "dog", 0, "depictive"),
+    ("A boy taps the tablet screen, where a cat is chasing a mouse.", "cat", 0, "depictive"),
+    # A list item under a hedged label; "one" of the pictures a label names.
+    ("- **Possible items:** a remote on the armrest, half under a cushion", "remote", 0,
+     "hedged"),
+    ("- **Framed photos:** one shows a girl on a horse", "girl", 0, "depictive"),
+    # "is there to" gives a purpose.
+    ("The hook by the door is there to hold umbrellas.", "umbrellas", 0, "purpose"),
 ]
 
 
@@ -1649,6 +1664,11 @@ EXISTENTIAL = [
     ("A globe sits on the desk next to a laptop.", "laptop", 0),
     ("I can confirm that there is a cat under the bed.", "cat", 0),
     ("The window shows a dog in the yard.", "dog", 0),
+    ("In no time, a dog ran up to the boy.", "dog", 0),
+    ("The overall composition depicts a man walking a dog.", "man", 0),
+    ("The dog is there to guard the sheep.", "sheep", 0),
+    ("- **People:** one holds a cup of coffee", "cup", 0),
+    ("- **Potential risks:** a kitchen knife left near the edge of the table", "knife", 0),
 ]
 
 

@@ -821,10 +821,10 @@ def _showing_subject(verb: Token) -> Token | None:
     subject = _subject_of(verb) or _participle_subject(verb)
     label = _colon_label(verb) if subject is None and verb.tag_ in ("VBG", "VBN") else None
     if label is not None and not any(t.dep_ in _SUBJECT_DEPS
-                                     for t in verb.doc[label[1] + 1:verb.i]):
+                                     for t in verb.doc[label.end + 1:verb.i]):
         # "- **Mural:** painted on the brick wall, showing a flock of pigeons": a participle
         # said of the list item's label
-        subject = label[0]
+        subject = _label_head(label)
     if subject is None and verb.dep_ in ("dep", "advcl", "conj") and \
             verb.head.lower_ in lex.HUNG_PARTICIPLES:
         # "the drawing taped to the fridge shows ...", parsed as "the drawing taped" with
@@ -853,6 +853,19 @@ def _showing_subject(verb: Token) -> Token | None:
             subject = noun if noun.lower_ in lex.MEDIUM_NOUNS else \
                 _medium_above(noun) or _placed_subject(noun) or noun
     return subject
+
+
+def _pictures(verb: Token, subject: Token) -> bool:
+    """A thing newly named that depicts, portrays or illustrates: "a child's wooden puzzle
+    depicting a zebra", "a mug depicting a cat" (not what the caption calls the captioned image:
+    "the scene depicts a busy street", "the overall composition depicts a man"; not an actor
+    portraying a king)."""
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    return verb.lower_ in lex.PICTURING_VERBS and subject.tag_ in ("NN", "NNS") and \
+        subject.lower_ not in lex.IMAGE_NOUNS | lex.FRAME_NOUNS | lex.FRAME_WORDS and \
+        not _is_animate(subject) and any(
+            c.dep_ == "det" and c.lower_ in ("a", "an")
+            for c in [*subject.children, *(owner.children if owner is not None else ())])
 
 
 def _stained_glass(noun: Token) -> bool:
@@ -1528,9 +1541,12 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
     for attr in be.children:
         if attr.dep_ != "attr" or attr.i < root.i:
             continue
-        if attr.lower_ == "part":  # "part of the sculpture"
+        part = attr.lower_ == "part"
+        if part:  # "part of the sculpture"
             attr = next((g for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"
                          for g in c.children if g.dep_ == "pobj"), attr)
+        if part and attr.lower_ in lex.PROGRAMME_NOUNS:
+            return attr  # "the tennis ball is part of the broadcast on the screen"
         if attr.lower_ in ("model", "models") and not any(
                 c.lower_ in (lex.FAKE_MODIFIERS | lex.INANIMATE_FAKE_MODIFIERS) -
                 lex.MATERIAL_MODIFIERS or c.lower_ in lex.MATERIAL_MODIFIERS and
@@ -1677,9 +1693,9 @@ _NOUN_PHRASE_TAGS = frozenset({"DT", "PDT", "CD", "JJ", "JJR", "JJS", "NN", "NNS
                                "PRP$", "CC", "HYPH"})
 
 
-def _colon_label(token: Token) -> tuple[Token, int] | None:
-    """The head noun of the label before a colon that `token` follows in its line, list item or
-    sentence ("Mural on brick: ...", "- **Logo:** ..."), and the colon's index."""
+def _colon_label(token: Token) -> Span | None:
+    """The label before a colon that `token` follows in its line, list item or sentence ("Mural
+    on brick: ...", "- **Possible items:** ..."): at most six words, with a head noun."""
     doc = token.doc
     colon = token.i - 1
     while colon >= 0 and doc[colon].text != ":" and token.i - colon <= 12 and not (
@@ -1691,9 +1707,15 @@ def _colon_label(token: Token) -> tuple[Token, int] | None:
     while start > 0 and not (doc[start - 1].text in (".", ";", ":", "!", "?", "-", "*", "•")
                              or "\n" in doc[start - 1].text):
         start -= 1
-    words = [t for t in doc[start:colon] if not t.is_punct]
-    heads = [t for t in words if _is_noun(t) and (not start <= t.head.i < colon or t.head.i == t.i)]
-    return (heads[0], colon) if 1 <= len(words) <= 6 and heads else None
+    label = doc[start:colon]
+    words = [t for t in label if not t.is_punct]
+    return label if 1 <= len(words) <= 6 and _label_head(label) is not None else None
+
+
+def _label_head(label: Span) -> Token | None:
+    """The label's first noun not said of another of its words: "Mural" of "Mural on brick"."""
+    return next((t for t in label if _is_noun(t) and not t.is_punct and (
+        not label.start <= t.head.i < label.end or t.head.i == t.i)), None)
 
 
 def _labelled_content(root: Token) -> Token | None:
@@ -1705,10 +1727,10 @@ def _labelled_content(root: Token) -> Token | None:
     image itself ("Photo: a dog on a bed"), signs and toys (which can be the things listed) are
     not labels of content."""
     found = _colon_label(root)
-    if found is None or found[0].lower_ not in lex.CONTENT_LABELS:
+    label = _label_head(found) if found is not None else None
+    if label is None or label.lower_ not in lex.CONTENT_LABELS:
         return None
-    label, colon = found
-    doc = root.doc
+    doc, colon = root.doc, found.end
     # The content's first noun phrase, or a list of them: "a red kite", "smiling woman".
     k, first = colon + 1, None
     while k < len(doc) and (doc[k].tag_ in _NOUN_PHRASE_TAGS or doc[k].dep_ in (
@@ -1736,9 +1758,11 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "attr" and head.lower_ in lex.BE_FORMS:
         subject = max((c for c in head.children if c.dep_ == "nsubj" and c.i < child.i),
                       key=lambda c: c.i, default=None)  # ("a book whose cover art is ...")
-        if subject is not None and subject.lower_ in lex.CONTENT_SUBJECTS and not any(
+        if subject is not None and (subject.lower_ in lex.CONTENT_SUBJECTS or
+                                    _painted_on(subject) is not None) and not any(
                 c.dep_ == "neg" for c in head.children):
-            # "the cover art is a blue train", "its logo is a horse"
+            # "the cover art is a blue train", "its logo is a horse", "the figure painted on
+            # the wall is a horse"
             return subject, child, "depiction-is"
     if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
             and head.i > last.i and child.tag_ != "VBG" and not any(
@@ -1842,6 +1866,9 @@ def _depiction_step(child: Token, head: Token, category: str
             c.dep_ == "prep" and c.lower_ == "in" or c.dep_ == "advmod" and c.lower_ == "where"
             for c in child.children if c.i < child.i):  # "a nature program where elephants"
         return head, child, "story-in-which"  # "a cartoon in which a dog chases a cat"
+    if child.dep_ == "relcl" and head.lower_ in lex.SHOWING_SURFACES and any(
+            c.dep_ == "advmod" and c.lower_ == "where" for c in child.children if c.i < child.i):
+        return head, child, "story-in-which"  # "the laptop screen, where a dog is barking"
     if child.dep_ == "relcl" and (head.lower_ in lex.SHOWING_SURFACES
                                   or child.lower_ in lex.DISPLAYED_PARTICIPLES) and any(
             c.dep_ == "prep" and c.lower_ == "on" and any(g.lower_ == "which" for g in c.children)
@@ -1955,6 +1982,9 @@ def _depiction_step(child: Token, head: Token, category: str
         if subject is not None and subject.lower_ in ("one", "some", "each", "both", "all"):
             subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
                             for g in c.children if g.dep_ == "pobj"), subject)  # "one of the photos"
+            label = _colon_label(subject) if subject.lower_ in ("one", "each") else None
+            if label is not None and subject.i == label.end + 1:
+                subject = _label_head(label) or subject  # "- **Framed photos:** one shows a girl"
             if subject.lower_ == "each" and subject.i >= 1 and \
                     subject.doc[subject.i - 1].text == ",":
                 # "framed photos, each showing a man", "two posters hang there, each showing
@@ -1975,7 +2005,7 @@ def _depiction_step(child: Token, head: Token, category: str
             subject = _medium_above(subject) or subject
         if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
                                     lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF
-                                    or _stained_glass(subject)) \
+                                    or _stained_glass(subject) or _pictures(head, subject)) \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)) \
                 and (head.lower_ not in lex.SCREENING_VERBS or subject.lower_ in lex.SCREEN_NOUNS):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
@@ -2680,6 +2710,22 @@ def _field_answer(root: Token) -> Token | None:
     return doc[end + 1]
 
 
+def _fronted_never(predicate: Token) -> Token | None:
+    """A fronted "at no point", "at no time", "in none of the images" on the predicate (not "in
+    no time", which means quickly): the preposition."""
+    for prep in predicate.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("at", "in", "during") or \
+                prep.i > predicate.i:
+            continue
+        for obj in prep.children:
+            if obj.dep_ == "pobj" and (obj.lower_ == "none" or obj.lower_ in (
+                    "point", "time", "moment", "stage", "frame", "image", "shot") and any(
+                    d.dep_ == "det" and d.lower_ == "no" for d in obj.children)) and not (
+                    prep.lower_ == "in" and obj.lower_ == "time"):
+                return prep
+    return None
+
+
 def _verbal_negation(top: Token, root: Token) -> _Decision | None:
     """A negated predicate denies its indefinite objects, and its subject when the predicate is
     about presence ("no people are visible", "the cat is not visible")."""
@@ -2741,7 +2787,7 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         if absent is not None:  # inverted: "notably absent are any chairs"
             return _Decision("non_assertive", "negation", _chars(absent, root), "absent")
     nobody = next((c for c in predicate.children if c.dep_ in _SUBJECT_DEPS and (
-        c.lower_ in ("nobody", "noone", "none") or c.lower_ == "one" and any(
+        c.lower_ in ("nobody", "noone", "none", "neither") or c.lower_ == "one" and any(
             d.lower_ == "no" for d in c.children) or any(
             d.dep_ == "preconj" and d.lower_ == "neither" for d in c.children))), None)
     if nobody is not None and relation in ("dobj", "pobj") and not (
@@ -2749,6 +2795,13 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
         # "nobody is carrying an umbrella": no one has one; "neither the barn nor the field
         # shows any sign of ducks".
         return _Decision("non_assertive", "negation", _chars(nobody, root), "nobody-has")
+    never = _fronted_never(predicate)
+    if never is not None and never.i < top.i and relation in ("nsubj", "nsubjpass", "dobj",
+                                                               "attr") and not (
+            _is_definite(top) or _is_definite(root)):
+        # "At no point in the clip does a car drive down the road", "In none of the images is
+        # a stoplight visible"
+        return _Decision("non_assertive", "negation", _chars(never, root), "at-no-point")
     if not negs:
         return None
     neg = negs[0]
@@ -3172,7 +3225,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
             subject = _for_subject(head)
             anyone = subject is not None and not _is_definite(subject)
             governed = governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
-                head.dep_ in ("acl", "relcl") and _is_noun(governor))
+                head.dep_ in ("acl", "relcl") and _is_noun(governor)) or (
+                governor.lower_ in lex.BE_FORMS and head.dep_ == "advcl" and any(
+                    c.dep_ == "advmod" and c.lower_ in ("there", "here")
+                    for c in governor.children) and not _is_definite(top))
+            # ("the rack is there to hold bicycles"; not "the dog is there to guard the sheep")
             if governed or anyone:
                 if _is_possessed(top) and not (anyone and any(
                         c.dep_ == "poss" and c.lower_ in lex.POSSESSIVE_PRONOUNS
@@ -3445,6 +3502,15 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     decision = _np_hedge(span, root, top, category)
     if decision is not None:
         return decision
+    label = _colon_label(root)
+    head = _label_head(label) if label is not None else None
+    if head is not None and head.lower_ in lex.VAGUE_ANCHORS | lex.GENERAL_ANCHORS and any(
+            c.lower_ in lex.HEDGE_NOUN_ADJECTIVES | {"uncertain", "unclear"}
+            for c in head.children):
+        # "- **Possible items:** a remote on the armrest": a list item under a label that
+        # offers its things as guesses (not "Potential hazards: a sharp knife", a guess at
+        # what the knife may do)
+        return _Decision("non_assertive", "hedged", _chars(label[0], root), "hedged-label")
     if top.dep_ == "pobj" and top.head.lower_ == "of" and top.head.head.lower_ in lex.HEDGE_NOUNS:
         # "the possibility of a dog hiding in the bushes"
         return _Decision("non_assertive", "hedged", _chars(top.head.head, root), "hedge-noun")

@@ -170,6 +170,14 @@ SCREEN_NOUNS: frozenset[str] = frozenset({
     "screen", "screens", "display", "displays", "monitor", "monitors", "television", "tv",
     "televisions", "tvs"})
 SCREENING_VERBS: frozenset[str] = verb_forms("play", "stream")
+# What a screen plays, whose part is shown, not there: "the ball is part of the broadcast" (not
+# "part of the game", nor "part of the image", the captioned one, nor "part of the show", which
+# can be a horse show).
+PROGRAMME_NOUNS: frozenset[str] = frozenset({
+    "broadcast", "broadcasts", "program", "programs", "programme", "programmes",
+    "movie", "movies", "film", "films", "documentary", "documentaries", "cartoon", "cartoons",
+    "commercial", "commercials", "advertisement", "advertisements", "ad", "ads", "screensaver",
+    "slideshow"})
 APPEAR_FORMS: frozenset[str] = verb_forms("appear")
 # Words that open a question: "Is there a dog? No." asks, it does not guess.
 QUESTION_OPENERS: frozenset[str] = frozenset({
@@ -307,6 +315,9 @@ DEPICTING_VERBS: frozenset[str] = verb_forms(
     "advertise", "picture", "promote", "prohibit", "forbid", "ban", "warn", "play",
     "stream", "represent", "render") | {
     "shown", "said", "written", "writes", "write", "read", "banned", "banning", "bearing"}
+# Of those, the ones only a made thing does, whatever it is: "a wooden puzzle depicting a
+# zebra", "a mug portraying a cat" (a screen "shows", but so does a person).
+PICTURING_VERBS: frozenset[str] = verb_forms("depict", "portray", "illustrate")
 # What people read (a sign "reading" shows text; someone "reading a book" is a reader).
 READING_MATTER: frozenset[str] = frozenset({"book", "books", "newspaper", "newspapers",
                                             "magazine", "magazines", "novel", "novels", "menu",
