@@ -1114,6 +1114,10 @@ NON_ASSERTIVE = [
     ("- **Framed photos:** one shows a girl on a horse", "girl", 0, "depictive"),
     # "is there to" gives a purpose.
     ("The hook by the door is there to hold umbrellas.", "umbrellas", 0, "purpose"),
+    # What is made out of a material said of its maker; what is drawn.
+    ("A sculptor carves a horse out of a block of ice.", "horse", 0, "depictive"),
+    ("A boy is building a bus out of toy bricks.", "bus", 0, "depictive"),
+    ("The girl sketches a horse in her notebook.", "horse", 0, "depictive"),
 ]
 
 
@@ -1669,6 +1673,8 @@ EXISTENTIAL = [
     ("The dog is there to guard the sheep.", "sheep", 0),
     ("- **People:** one holds a cup of coffee", "cup", 0),
     ("- **Potential risks:** a kitchen knife left near the edge of the table", "knife", 0),
+    ("A man builds a bench out of old pallets.", "bench", 0),
+    ("A woman makes a pizza from fresh dough.", "pizza", 0),
 ]
 
 

@@ -1271,6 +1271,11 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
     material = _made_of(root)
     if material is not None and _made_likeness(material.lower_, category):
         return _Decision("non_assertive", "depictive", _chars(root, material), "made-of")
+    if top.dep_ == "dobj" and top.head.lower_ in lex.DRAWING_VERBS and category != "knife" and \
+            not (category == "person" and root.tag_ == "NNS"):
+        # "the teacher sketches a clock on the blackboard" (not "he draws a knife", nor "the
+        # tournament draws fewer people", who come)
+        return _Decision("non_assertive", "depictive", _chars(top.head, root), "drawn")
     shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
              lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
     for child in [c for v in shown for c in v.children] + list(root.children):
@@ -1626,16 +1631,19 @@ def _formed_as(root: Token, category: str) -> Token | None:
 
 def _made_of(root: Token) -> Token | None:
     """The material of "the cow is made of plastic", "a horse carved out of wood", "a horse cast
-    in bronze": said of an animal or a person, the thing is a representation (the caller checks
-    the category)."""
+    in bronze", "carves a bear out of ice": said of an animal or a person, the thing is a
+    representation (the caller checks the category)."""
     verbs = _participles_after(root)
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
-    for verb in verbs:
-        if verb.lower_ not in lex.MAKING_VERBS:
+    made = root.head if root.dep_ == "dobj" and root.head.lower_ in lex.MAKING_ACTIVE_VERBS \
+        else None  # "an artist carves a bear out of a block of ice"
+    for verb in verbs + ([made] if made is not None else []):
+        if verb.lower_ not in lex.MAKING_VERBS and verb is not made:
             continue
         for prep in verb.children:
-            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in", "with"):
+            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in", "with") and (
+                    verb is not made or prep.lower_ in ("from", "out")):
                 material = next((t for t in prep.subtree if t.dep_ == "pobj"), None)
                 if material is None:
                     continue

@@ -926,12 +926,19 @@ MAKING_VERBS: frozenset[str] = frozenset({"made", "carved", "crafted", "sculpted
                                           "moulded", "built", "constructed", "formed", "cast",
                                           "modeled", "modelled", "rendered", "shaped", "sewn",
                                           "fashioned", "piped", "sketched", "drawn", "cut"})
+# The same said of the maker, whose object is made "out of" or "from" a material: "an artist
+# carves a bear out of ice", "a child builds a train from plastic bricks".
+MAKING_ACTIVE_VERBS: frozenset[str] = verb_forms(
+    "make", "carve", "craft", "sculpt", "mold", "mould", "build", "construct", "form", "shape",
+    "fashion", "model") | {"made", "built"}
+# Verbs whose object is a drawing: "the teacher sketches a clock on the blackboard".
+DRAWING_VERBS: frozenset[str] = verb_forms("draw", "sketch", "doodle") | {"drew", "drawn"}
 # Materials of models and toys: a vehicle made of them is a likeness ("a bus made of wooden
 # blocks", "a car made of Lego"), unlike one made of metal or wood.
 TOY_MATERIALS: frozenset[str] = frozenset({
     "block", "blocks", "lego", "legos", "paper", "cardboard", "clay", "playdough", "fondant",
     "icing", "sugar", "chocolate", "balloons", "yarn", "felt", "sand", "snow", "matchsticks",
-    "toothpicks", "cream", "gingerbread", "sponge"})
+    "toothpicks", "cream", "gingerbread", "sponge", "bricks", "ice"})
 # Materials a likeness is made of or in: "a horse cast in bronze", "a train made of sugar paste".
 MATERIAL_NOUNS: frozenset[str] = TOY_MATERIALS | SCULPTING_MATERIALS | frozenset({
     "bronze", "stone", "plaster", "wood", "metal", "steel", "iron", "copper", "silver", "gold",
