@@ -1200,14 +1200,9 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         # clause's subject)
         return _Decision("non_assertive", "depictive", _chars(listed.head.left_edge, root),
                          "depiction-appos")
-    misread = next((t for t in span.doc[max(0, span.start - 3):span.start]
-                    if t.lower_ in lex.SHOWING_PARTICIPLES and t.tag_.startswith("NN")
-                    and t.head.i == root.i and t.i > 0 and t.doc[t.i - 1].head.i in (root.i, t.i)
-                    and t.doc[t.i - 1].lower_ in lex.MEDIUM_NOUNS - lex.FRAME_NOUNS), None)
-    if misread is not None:
-        # "a poster advertising televisions hangs ...", parsed as one compound
-        return _Decision("non_assertive", "depictive", _chars(span.doc[misread.i - 1], root),
-                         "depicting-verb")
+    medium = _compound_medium(span, root)
+    if medium is not None:
+        return _Decision("non_assertive", "depictive", _chars(medium, root), "depicting-verb")
     label = _labelled_content(root)
     if label is not None:
         return _Decision("non_assertive", "depictive", _chars(label, root), "labelled-content")
@@ -1636,14 +1631,14 @@ def _made_of(root: Token) -> Token | None:
     verbs = _participles_after(root)
     if root.dep_ == "nsubjpass":
         verbs.append(root.head)
-    made = root.head if root.dep_ == "dobj" and root.head.lower_ in lex.MAKING_ACTIVE_VERBS \
-        else None  # "an artist carves a bear out of a block of ice"
-    for verb in verbs + ([made] if made is not None else []):
-        if verb.lower_ not in lex.MAKING_VERBS and verb is not made:
-            continue
+    # (each verb with the prepositions that can name its material)
+    candidates = [(verb, ("of", "from", "out", "in", "with")) for verb in verbs
+                  if verb.lower_ in lex.MAKING_VERBS]
+    if root.dep_ == "dobj" and root.head.lower_ in lex.MAKING_ACTIVE_VERBS:
+        candidates.append((root.head, ("from", "out")))  # "carves a bear out of a block of ice"
+    for verb, prepositions in candidates:
         for prep in verb.children:
-            if prep.dep_ == "prep" and prep.lower_ in ("of", "from", "out", "in", "with") and (
-                    verb is not made or prep.lower_ in ("from", "out")):
+            if prep.dep_ == "prep" and prep.lower_ in prepositions:
                 material = next((t for t in prep.subtree if t.dep_ == "pobj"), None)
                 if material is None:
                     continue
@@ -1699,6 +1694,19 @@ def _names_representations(noun: Token) -> bool:
 # Tags of the words of a list of noun phrases ("a red kite", "two dogs and a cat")
 _NOUN_PHRASE_TAGS = frozenset({"DT", "PDT", "CD", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS",
                                "PRP$", "CC", "HYPH"})
+
+
+def _compound_medium(span: Span, root: Token) -> Token | None:
+    """The medium of "a poster advertising televisions hangs ...", which the parser read as one
+    compound ("poster advertising televisions"), the participle tagged as a noun."""
+    for showing in span.doc[max(0, span.start - 3):span.start]:
+        medium = span.doc[showing.i - 1] if showing.i > 0 else None
+        if medium is not None and showing.lower_ in lex.SHOWING_PARTICIPLES and \
+                showing.tag_.startswith("NN") and showing.head.i == root.i and \
+                medium.head.i in (root.i, showing.i) and \
+                medium.lower_ in lex.MEDIUM_NOUNS - lex.FRAME_NOUNS:
+            return medium
+    return None
 
 
 def _colon_label(token: Token) -> Span | None:
