@@ -497,6 +497,9 @@ def unwrap_quotes(caption: str) -> str:
 _NUMBER = r"(?:-?\d+(?:\.\d+)?|-?\.\d+)"
 _POINT = rf"\(\s*{_NUMBER}\s*,\s*{_NUMBER}\s*\)"  # "(102,344)"
 _KEYED_NUMBER = rf"(?:[A-Za-z]\w*\s*[=:]\s*)?{_NUMBER}"  # "0.12", "x1=402"
+# pictographs, dingbats and flags, with their joiners and variation selectors
+_EMOJI_RUN = ("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF]"
+              "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D]*")
 _MARKUP = re.compile("|".join((
     r"[<‹]/?[A-Za-z_][A-Za-z0-9_]*[>›]",
     r"\{(?:[<‹]\d+[>›])+\}",
@@ -513,7 +516,11 @@ _MARKUP = re.compile("|".join((
     r"(?<!\w)__(?=\S)|(?<=\S)__(?!\w)",
     r"(?:^|(?<=\s))#{1,6}(?=\s)",
     r"^[ \t]*(?:[-*+•]|\d{1,2}[.)])(?=[ \t])",
+    # emoji of social-media captions ("waiting for my luggage 😩", "a duck 🦆"), which the
+    # tagger reads as nouns
+    _EMOJI_RUN,
 )), re.MULTILINE)
+_EMOJI = re.compile(_EMOJI_RUN)
 
 
 def strip_markup(caption: str) -> tuple[str, list[int]]:
@@ -533,6 +540,16 @@ def strip_markup(caption: str) -> tuple[str, list[int]]:
         chars.extend(caption[last:match.start()])
         origin.extend(range(last, match.start()))
         last = match.end()
+        after = caption[last:].lstrip(" \t")
+        if _EMOJI.match(match.group()) and after[:1].isupper() and "".join(
+                chars).rstrip()[-1:].isalnum():
+            # "Old town square 🏛️ A classic meeting place": an emoji between sentences ends
+            # the first
+            while chars and chars[-1].isspace():
+                chars.pop()
+                origin.pop()
+            chars.append(".")
+            origin.append(match.start())
         if not chars or chars[-1].isspace():
             while last < len(caption) and caption[last] in " \t":
                 last += 1  # (no second blank where the markup stood between two)
@@ -803,9 +820,12 @@ def _ancestors(token: Token) -> Iterator[tuple[Token, Token]]:
 def _subject_of(predicate: Token) -> Token | None:
     """The subject of a predicate, looking through raising verbs ("X appears to be ...")."""
     while True:
-        for child in predicate.children:
-            if child.dep_ in ("nsubj", "nsubjpass"):
-                return child
+        subjects = [c for c in predicate.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if subjects:
+            # Not a report's label the parser made a second subject ("Camera 9, 23:48: a
+            # shadow near the gate may be a person").
+            return next((c for c in subjects if not any(
+                t.text == ":" for t in c.doc[c.i + 1:predicate.i])), subjects[0])
         if predicate.dep_ in ("xcomp", "ccomp", "conj") and predicate.head.i != predicate.i:
             predicate = predicate.head  # "the pizza is sliced and appears to be ..."
         elif predicate.dep_ in ("relcl", "acl"):
@@ -922,7 +942,12 @@ def _sentence_start(token: Token) -> int:
 
 
 def _has_aux_to(verb: Token) -> bool:
-    return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+    """An infinitive's "to" (or learners' "for": "the basket is for carry apples")."""
+    return any(c.dep_ == "aux" and c.lower_ in ("to", "for") for c in verb.children)
+
+
+def _has_aux_for(verb: Token) -> bool:
+    return any(c.dep_ == "aux" and c.lower_ == "for" for c in verb.children)
 
 
 # --- not the object --------------------------------------------------------------------------
@@ -1327,17 +1352,25 @@ def _medium_with_on(top: Token) -> Token | None:
     cereal box with a cow on the front": a medium, "with" the mention, and an "on" that points
     back to the medium (a package's face, not "it"). The medium is read
     from the word before "with", since the parser often hangs "with" on the verb."""
-    if top.dep_ != "pobj" or top.head.lower_ != "with" or top.head.i == 0:
+    if top.dep_ == "dobj" and top.head.lower_ in ("has", "have", "had"):
+        # "the T-shirt my sister got me has a lamb wearing sunglasses on it"
+        medium = _subject_of(top.head)
+        if medium is None or medium.i > top.i:
+            return None
+        ons = [*top.children, *top.head.children]
+    elif top.dep_ != "pobj" or top.head.lower_ != "with" or top.head.i == 0:
         return None
-    medium = top.doc[top.head.i - 1]
+    else:
+        medium = top.doc[top.head.i - 1]
+        ons = list(top.children)
     if medium.lower_ in lex.ON_MEDIUM_NOUNS | lex.PRINT_BEARING_NOUNS:
         faces = lex.MEDIUM_FACE_WORDS
     elif medium.lower_ in lex.PACKAGING_NOUNS:
         faces = lex.PACKAGING_FACE_WORDS
     else:
         return None
-    for prep in top.children:
-        if prep.dep_ == "prep" and prep.lower_ == "on" and any(
+    for prep in ons:
+        if prep.dep_ == "prep" and prep.lower_ == "on" and prep.i > top.i and any(
                 c.dep_ == "pobj" and c.lower_ in faces for c in prep.children):
             return medium
     return None
@@ -1435,7 +1468,10 @@ def _painted_on(root: Token) -> Token | None:
     while root.dep_ == "compound" and root.head.i > root.i:
         root = root.head
     verbs = _participles_after(root)
-    if root.dep_ == "nsubjpass":
+    if root.dep_ == "nsubjpass" or root.dep_ == "nsubj" and root.head.tag_ == "VBN" and \
+            root.head.i > root.i:
+        # (also "the van has a giant donut painted on its side", the parser making the donut
+        # the participle's subject)
         verbs.append(root.head)
     if root.dep_ == "dobj" and root.head.lower_ in lex.PICTURE_ON_VERBS and any(
             c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "along") and c.i > root.i
@@ -1524,7 +1560,6 @@ def _inside_picture_opening(root: Token) -> Token | None:
     return None
 
 
-_NOUN_PHRASE_TAGS = frozenset({"DT", "PRP$", "JJ", "NN", "NNS", "NNP", "HYPH"})
 _OPENING_HOLDERS = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS | lex.SHOWING_SURFACES
 
 
@@ -1629,7 +1664,10 @@ def _made_of(root: Token) -> Token | None:
     in bronze", "carves a bear out of ice": said of an animal or a person, the thing is a
     representation (the caller checks the category)."""
     verbs = _participles_after(root)
-    if root.dep_ == "nsubjpass":
+    if root.dep_ == "nsubjpass" or root.dep_ == "nsubj" and root.head.tag_ == "VBN" and \
+            root.head.i > root.i:
+        # (also "the shelf has a small horse made of glass", the parser making the horse the
+        # participle's subject)
         verbs.append(root.head)
     # (each verb with the prepositions that can name its material)
     candidates = [(verb, ("of", "from", "out", "in", "with")) for verb in verbs
@@ -1675,6 +1713,16 @@ def _counted_apposition(noun: Token, item: Token) -> bool:
         items += len(further)
         frontier.extend(further)
     return count is not None and count == items
+
+
+def _set_of_pictures(noun: Token) -> bool:
+    """ "a decal set", "a sticker sheet": a set whose items are pictures, so what it is "of" is
+    what they show."""
+    pictures = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
+    return noun.lower_ in lex.SET_NOUNS and (any(
+        c.dep_ in ("compound", "amod") and c.lower_ in pictures for c in noun.children)
+        or noun.i > 0 and noun.head.i == noun.i - 1 and noun.head.lower_ in pictures)
+    # (the parser can take "set" for a participle: "a sticker set of two cats")
 
 
 def _names_representations(noun: Token) -> bool:
@@ -1729,7 +1777,11 @@ def _colon_label(token: Token) -> Span | None:
 
 
 def _label_head(label: Span) -> Token | None:
-    """The label's first noun not said of another of its words: "Mural" of "Mural on brick"."""
+    """The label's first noun not said of another of its words: "Mural" of "Mural on brick"
+    (or a one-word label the tagger took for another part of speech: "Tattoo: ...")."""
+    words = [t for t in label if not t.is_punct]
+    if len(words) == 1 and words[0].lower_ in lex.CONTENT_LABELS | lex.FRAME_NOUNS:
+        return words[0]
     return next((t for t in label if _is_noun(t) and not t.is_punct and (
         not label.start <= t.head.i < label.end or t.head.i == t.i)), None)
 
@@ -1751,7 +1803,7 @@ def _labelled_content(root: Token) -> Token | None:
     k, first = colon + 1, None
     while k < len(doc) and (doc[k].tag_ in _NOUN_PHRASE_TAGS or doc[k].dep_ in (
             "amod", "compound") or doc[k].text in (",", "-")):
-        first = doc[k] if _is_noun(doc[k]) else first
+        first = doc[k] if _is_noun(doc[k]) or k == root.i else first  # (whatever its tag)
         k += 1
     if first is None or first.lower_ in lex.DEPICTION_NOUNS | lex.MEDIUM_NOUNS or \
             root.lower_ in lex.DEPICTION_NOUNS | lex.MEDIUM_NOUNS:
@@ -1780,8 +1832,11 @@ def _depiction_step(child: Token, head: Token, category: str
             # "the cover art is a blue train", "its logo is a horse", "the figure painted on
             # the wall is a horse"
             return subject, child, "depiction-is"
-    if child.dep_ in ("compound", "amod", "nmod") and head.lower_ in lex.DEPICTION_NOUNS \
-            and head.i > last.i and child.tag_ != "VBG" and not any(
+    if (child.dep_ in ("compound", "amod", "nmod") or child.dep_ == "nsubj"
+        and head.i == last.i + 1 and head.tag_ in ("NN", "NNS")) \
+            and head.lower_ in lex.DEPICTION_NOUNS \
+            and head.i > last.i and child.tag_ != "VBG" and not (
+                head.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(head)) and not any(
                 _is_noun(t) or t.tag_ == "VBG" for t in child.doc[last.i + 1:head.i]):
         # (not "an open laptop displaying a figure", its articles dropped)
         return child, head, "depiction-compound"
@@ -1798,7 +1853,7 @@ def _depiction_step(child: Token, head: Token, category: str
                                                                                      "signs")
         ) or noun.lower_ in ("figure", "figures") and _names_representations(noun)
         # ("toy figures of a man": made likenesses; "the figure of a man" can be the man)
-        if noun.lower_ in lex.DEPICTION_NOUNS and content \
+        if (noun.lower_ in lex.DEPICTION_NOUNS or _set_of_pictures(noun)) and content \
                 and (noun.lower_ not in lex.FRAME_NOUNS or _frame_in_scene(noun)):
             return noun.left_edge, head, "depiction-of"
     if child.dep_ == "prep" and child.lower_ in ("on", "atop") and \
@@ -1853,7 +1908,10 @@ def _depiction_step(child: Token, head: Token, category: str
     if child.dep_ == "pobj" and examples and category not in lex.DEPICTION_CATEGORIES and (
             listed.lower_ in lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - {"sign", "signs"}
             or _is_noun(listed) and _is_representation(listed)
-            and listed.lower_ not in ("sign", "signs")):
+            and listed.lower_ not in ("sign", "signs")
+            or _set_of_pictures(listed) or listed.dep_ == "pobj" and listed.head.lower_ == "of"
+            and _set_of_pictures(listed.head.head)):
+        # ("a decal set of safari animals, including a giraffe": the set's pictures)
         # "plush toys, including a giraffe", "stuffed animals such as a rabbit", "toys like a
         # giraffe" (a teddy bear is the toy itself)
         return listed, head, "depiction-including"
@@ -2021,7 +2079,10 @@ def _depiction_step(child: Token, head: Token, category: str
             subject = _medium_above(subject) or subject
         if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
                                     lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF
-                                    or _stained_glass(subject) or _pictures(head, subject)) \
+                                    or _stained_glass(subject) or _pictures(head, subject)
+                                    or any(c.dep_ in ("amod", "compound") and c.lower_ in
+                                           lex.MEDIUM_MAKING_MODIFIERS
+                                           for c in subject.children)) \
                 and not (subject.lower_ in lex.FRAME_NOUNS and not _frame_in_scene(subject)) \
                 and (head.lower_ not in lex.SCREENING_VERBS or subject.lower_ in lex.SCREEN_NOUNS):
             return (subject.left_edge if subject.i < head.i else head), head, "depicting-verb"
@@ -2276,7 +2337,13 @@ def _frame_in_scene(noun: Token) -> bool:
         # "Caption:" is no sentence)
         return True
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
-            (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT")):
+            (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT", "dep")):
+        return False
+    if noun.i > start and noun.doc[noun.i - 1].lower_ in lex.PUBLISHED_IMAGE_KINDS and all(
+            t.tag_ in _NOUN_PHRASE_TAGS | {"VBG", "VBN", "HYPH"} and t.dep_ != "det"
+            for t in noun.doc[start:noun.i]):
+        # "Listing photo of a sofa", "Apartment listing photo of ...": the captioned image,
+        # whatever the parser made of the word before it
         return False
     dets = [c.lower_ for c in noun.children if c.dep_ in ("det", "nummod", "poss")]
     if any(d in ("the", "this", "that") for d in dets):
@@ -2521,9 +2588,12 @@ def _negation(span: Span, root: Token, category: str) -> _Decision | None:
             if token.lower_ in lex.NEGATIVE_DETERMINERS or (
                     token.lower_ in ("not", "never") and token.i + 1 < len(doc)
                     and doc[token.i + 1].lower_ not in lex.NOT_FOLLOWERS_THAT_CANCEL):
-                if token.dep_ in ("det", "neg", "advmod", "preconj", "cc", "amod", "predet") \
-                        and not (token.head.tag_.startswith("VB") and token.head.i < conjunct.i
-                                 and token.head not in conjunct.subtree):
+                # ("no any person": learners' English, which the parser reads as an
+                # interjection)
+                if (token.dep_ in ("det", "neg", "advmod", "preconj", "cc", "amod", "predet")
+                        or doc[token.i + 1].lower_ == "any") and not (
+                            token.head.tag_.startswith("VB") and token.head.i < conjunct.i
+                            and token.head not in conjunct.subtree):
                     return _Decision("non_assertive", "negation", _chars(token, root),
                                      "negative-determiner")
         if conjunct.dep_ != "conj" or not _is_noun(conjunct.head) or \
@@ -2934,8 +3004,11 @@ def _not_arrived(predicate: Token) -> bool:
     if predicate.lower_ in lex.BE_FORMS:
         return any(c.dep_ in ("advmod", "acomp") and c.lower_ == "here"
                    for c in predicate.children)
-    arrives = predicate.lower_ in ("arrived", "come", "arrive") or predicate.lower_ in (
+    arrives = predicate.lower_ in ("arrived", "come", "arrive", "appeared", "appear",
+                                   "returned", "return", "emerged", "emerge") and not any(
+        c.dep_ == "dobj" for c in predicate.children) or predicate.lower_ in (
         "pulled", "pull") and any(c.lower_ in ("in", "into") for c in predicate.children)
+    # ("the cat has not appeared since morning"; not "he has not returned the ball")
     return arrives and any(  # "has not yet pulled into the station"
         c.dep_ == "aux" and c.lower_ in ("has", "have", "had") or c.lower_ == "yet"
         for c in predicate.children)  # (not "did not arrive on time")
@@ -3202,10 +3275,15 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # "a shop that sells boats": the kind of goods, not what is there
             return _Decision("non_assertive", "generic", _chars(head, root), "shop-sells")
         if child.dep_ == "dobj" and head.lower_ in lex.CAPACITY_VERBS and head.tag_ != "VBG" \
-                and any(c.dep_ == "aux" and c.lower_ in ("can", "could", "would")
-                        for c in head.children):
-            # "the lot can accommodate many cars": what it has room for, not what is there
-            # ("he could be holding a cup" guesses at what is).
+                and (any(c.dep_ == "aux" and c.lower_ in ("can", "could", "would")
+                         for c in head.children)
+                     or head.tag_ in ("VBZ", "VBP") and head.lower_ in lex.ROOM_VERBS
+                     and _has_nummod(top)
+                     or "up to" in head.doc[head.i + 1:top.i].text.lower()):
+            # "the lot can accommodate many cars", "the table seats four people", "holds up to
+            # twelve bottles": what it has room for, not what is there ("he could be holding a
+            # cup" guesses at what is; "a rack holds two bicycles" has them, and "the kitchen
+            # fits both a toaster and a kettle" can).
             return _Decision("non_assertive", "purpose", _chars(head, root), "capacity")
         keeps_away = child.dep_ == "dobj" and head.lower_ == "keep" and any(
             c.dep_ in ("prt", "advmod", "prep") and c.lower_ in ("away", "out", "off")
@@ -3230,6 +3308,20 @@ def _purpose_rules(root: Token) -> _Decision | None:
                 head.head.lower_ in lex.ATTEMPT_VERBS and not _is_definite(top):
             # "trying to find a taxi": what someone looks for is not found yet
             return _Decision("non_assertive", "purpose", _chars(head.head, root), "search")
+        if child.dep_ == "dobj" and head.lower_ in lex.FETCHING_VERBS and head.tag_ == "VB" \
+                and head.dep_ == "ROOT" and not _is_definite(top) and not _is_possessed(top) \
+                and not any(c.dep_ in _SUBJECT_DEPS or c.dep_ == "aux" for c in head.children) \
+                and _colon_label(head) is not None:
+            # "Task: retrieve a spoon from the drawer", "Next task: bring a clean fork to table
+            # 4": an agent's goal, not something it has found
+            return _Decision("non_assertive", "purpose", _chars(head, root), "task-goal")
+        if child.dep_ == "dobj" and head.dep_ == "ccomp" and head.head.lower_ in \
+                lex.WISHING_VERBS and head.head.i < head.i and not any(
+                    c.dep_ == "det" and c.lower_ in lex.DEFINITE_DETERMINERS
+                    for c in top.children):
+            # "I wish I had my bike for this trail": what is wished for is missing (not "wish
+            # you could smell this pizza": the pizza shown)
+            return _Decision("non_assertive", "purpose", _chars(head.head, root), "wished-for")
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
@@ -3240,7 +3332,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             # the clause on "is")
             subject = _for_subject(head)
             anyone = subject is not None and not _is_definite(subject)
-            governed = governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or (
+            governed = governor.lower_ in lex.PURPOSE_GOVERNORS or _has_enough(governor) or \
+                _has_aux_for(head) or (
                 head.dep_ in ("acl", "relcl") and _is_noun(governor)) or (
                 governor.lower_ in lex.BE_FORMS and head.dep_ == "advcl" and any(
                     c.dep_ == "advmod" and c.lower_ in ("there", "here")
@@ -3801,6 +3894,12 @@ def _open_question(root: Token, top: Token) -> _Decision | None:
             if negation is not None and negation.i < root.i:
                 return _Decision("non_assertive", "hedged", _chars(negation, root),
                                  "open-question")
+            degree = next((c for c in head.children if c.dep_ == "advmod"
+                           and c.lower_ in lex.LIMITING_DEGREE_ADVERBS), None)
+            if degree is not None:
+                # "I'm pretty sure there's a laptop behind the books": sure, but not quite
+                return _Decision("non_assertive", "hedged", _chars(degree, root),
+                                 "limited-certainty")
     return None
 
 
@@ -3906,9 +4005,11 @@ def _hedged_subject(subject: Token, predicate: Token) -> Token | None:
 
 def _there_pivot(subject: Token, participle: Token) -> bool:
     """ "there seem to be some people swimming": `subject` is the pivot of an existential
-    "there ... be", parsed as the subject of the participle after it."""
+    "there ... be", parsed as the subject of the participle after it (or of the participle
+    parsed as the predicate: "there seems to be a bear moving slowly")."""
     be = participle.head
-    return participle.dep_ in ("acomp", "xcomp", "ccomp") and participle.tag_ in ("VBG", "VBN") \
+    return participle.dep_ in ("acomp", "xcomp", "ccomp", "attr") and \
+        participle.tag_ in ("VBG", "VBN") \
         and be.lower_ in lex.BE_FORMS \
         and be.i < subject.i < participle.i and any(
             c.dep_ == "expl" for v in (be, be.head) for c in v.children)

@@ -233,7 +233,10 @@ FAKE_MODIFIERS: frozenset[str] = frozenset({
     "engraved", "etched", "embroidered", "stitched", "crocheted", "knitted", "lego", "felt",
     "pretend", "illustrated", "stenciled", "stencilled", "sketched", "piped",
     "iron", "steel", "plaster", "copper", "tin", "foam", "vinyl", "aluminum", "aluminium",
-    "terracotta", "fabric", "plushie", "towel", "carousel", "rocking", "decoy",
+    "terracotta", "fabric", "plushie", "towel", "carousel", "rocking", "decoy", "enamel",
+    "glitter",
+    # drawing media: "a chalk giraffe", "graffiti parrots", "a watercolor boat"
+    "chalk", "graffiti", "watercolor", "watercolour", "crayon",
 }) | ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Of those, the ones that make a model only of things: "a miniature train" is a model, "a
 # miniature horse" a breed; "a model airplane" a model, "a model" posing a person.
@@ -247,7 +250,8 @@ MATERIAL_MODIFIERS: frozenset[str] = frozenset({"ceramic", "porcelain", "wooden"
                                                 "plush", "felt", "iron", "steel", "plaster",
                                                 "copper", "tin", "foam", "vinyl", "aluminum",
                                                 "aluminium", "terracotta", "fabric", "plushie",
-                                                "towel", "carousel", "rocking"}) | \
+                                                "towel", "carousel", "rocking", "enamel",
+                                                "glitter"}) | \
     ANIMAL_LIKENESS_MODIFIERS | SCULPTING_MATERIALS
 # Materials no real food is made of: "a plaster pizza", "a felt carrot" are likenesses ("a
 # chocolate donut" is a donut).
@@ -365,7 +369,8 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
 # on it" (not a box or a cake: "a cake with a figurine on it" holds a real figurine).
 PRINT_BEARING_NOUNS: frozenset[str] = frozenset({
     "sign", "signs", "sticker", "stickers", "flag", "flags", "banner", "banners", "mug", "mugs",
-    "jersey", "hoodie", "sweatshirt", "sweater", "tote", "logo", "shirts", "t-shirts"})
+    "jersey", "hoodie", "sweatshirt", "sweater", "tote", "logo", "shirts", "t-shirts", "apron",
+    "aprons", "placemat", "placemats"})
 # Packaging carries a print on a face, not on "it": "a cereal box with a cow on the front" (but
 # "a box with a cat on it" can hold a real cat).
 PACKAGING_NOUNS: frozenset[str] = frozenset({"box", "boxes", "carton", "cartons", "package",
@@ -415,6 +420,24 @@ GENERAL_PERSON_NOUNS: frozenset[str] = frozenset({
 # Pronouns for no one in particular: "within reach of anyone at the table".
 INDEFINITE_PRONOUNS: frozenset[str] = frozenset({"someone", "somebody", "anyone", "anybody",
                                                  "everyone", "everybody"})
+# Verbs of a counterfactual wish: "I wish I had a bike here".
+WISHING_VERBS: frozenset[str] = verb_forms("wish")
+# Verbs of an errand: "Task: bring a fork to table 4".
+FETCHING_VERBS: frozenset[str] = frozenset({"bring", "fetch", "retrieve", "get", "grab", "find",
+                                            "locate", "collect", "deliver"})
+# Sets whose items a compound names: "a decal set", "a sticker sheet", "a poster series".
+SET_NOUNS: frozenset[str] = frozenset({"set", "sets", "sheet", "sheets", "series", "collection",
+                                       "collections", "pack", "packs", "kit", "kits"})
+# Modifiers that make any board or panel a medium: "an advertising panel showing a surfboard",
+# "a digital board displaying a cat".
+MEDIUM_MAKING_MODIFIERS: frozenset[str] = frozenset({
+    "advertising", "advertisement", "ad", "digital", "electronic", "led", "lcd", "video",
+    "information", "info"})
+# Kinds of published image a caption can open with: "Listing photo of a sofa", "Stock shot of
+# ...": the captioned image itself.
+PUBLISHED_IMAGE_KINDS: frozenset[str] = frozenset({
+    "listing", "product", "stock", "catalog", "catalogue", "archive", "archival", "press",
+    "promo", "promotional", "marketing", "rental", "sale", "news", "editorial"})
 # Anchors too vague to assert a kind: "a large object, possibly a piece of luggage" guesses the
 # object's category, so the luggage is hedged ("a bird, possibly a duck" asserts a bird).
 VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items", "thing",
@@ -434,7 +457,13 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "discs", "disk", "disks", "mass",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
-                                           "corner", "edge", "left", "right", "direction"})
+                                           "corner", "edge", "left", "right", "direction",
+                                           # what happens, not yet a thing: "motion near the
+                                           # bins, possibly a cat", "a flash of green, maybe a
+                                           # parrot"
+                                           "motion", "movement", "movements", "flash",
+                                           "flashes", "flicker", "splash", "ripple", "ripples",
+                                           "sound", "noise"})
 # Participles whose bare plural agent says who usually does so: "a junction heavily used by
 # pedestrians", "tailoring favoured by older men".
 HABITUAL_USE_PARTICIPLES: frozenset[str] = frozenset({
@@ -488,10 +517,14 @@ OPEN_QUESTION_MARKS: frozenset[str] = frozenset({"whether", "if", "unless"})
 # that there are people on the boat", "I am not certain that a dog is there".
 CERTAINTY_WORDS: frozenset[str] = verb_forms("confirm", "verify", "determine", "tell") | {
     "sure", "certain", "positive"}
+# Adverbs that stop certainty short of certain: "pretty sure", "fairly certain" (not "quite
+# sure", which can mean entirely).
+LIMITING_DEGREE_ADVERBS: frozenset[str] = frozenset({"pretty", "fairly", "reasonably", "almost",
+                                                    "mostly", "kinda", "somewhat", "relatively"})
 # Past participles and adjectives whose "like"-phrase describes a form, not a thing ("a cake
-# shaped like a car").
-FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "designed", "styled", "made", "carved",
-                                             "dressed", "disguised", "costumed", "molded",
+# shaped like a car"; learners write "is shape like a cat").
+FORM_LIKE_HEADS: frozenset[str] = frozenset({"shaped", "shape", "designed", "styled", "made",
+                                             "carved", "dressed", "disguised", "costumed", "molded",
                                              "moulded", "formed", "decorated", "painted",
                                              "sculpted", "crafted", "fashioned", "folded",
                                              "twisted", "built", "constructed", "frosted",
@@ -557,7 +590,8 @@ GIVING_VERBS: frozenset[str] = verb_forms("give", "offer", "provide", "afford", 
 # to find a taxi", "hoping to spot a bird" (not "trying to catch the frisbee": it is in the air).
 SEARCH_VERBS: frozenset[str] = verb_forms("find", "locate", "spot", "hail")
 ATTEMPT_VERBS: frozenset[str] = verb_forms("try", "hope", "attempt", "struggle", "wait", "look",
-                                           "search", "want", "need", "plan", "seek") | {
+                                           "search", "want", "need", "plan", "seek",
+                                           "ask") | {
     "planning", "planned", "sought"}
 # Verbs whose object, in a to-infinitive of purpose, is what a thing is meant to draw, keep off
 # or direct, not something there: "a feeder hangs from the tree to attract birds", "cones placed
@@ -596,6 +630,9 @@ AIMED_AT_HEADS: frozenset[str] = frozenset({"aimed", "geared", "targeted", "tail
 # accommodate many cars").
 CAPACITY_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat", "hold", "carry",
                                             "house", "host")
+# Of those, the ones whose plain present says how much room there is: "the table seats four
+# people", "the rack fits two bicycles" (not "a rack holds two bicycles": they are on it).
+ROOM_VERBS: frozenset[str] = verb_forms("accommodate", "fit", "seat")
 # Governors of an infinitive (or a for-phrase) that states what something is for.
 PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "design", "use", "mean", "intend", "build", "make", "wait", "want", "need", "hope", "plan",
@@ -604,7 +641,9 @@ PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "built", "made", "meant", "ready", "enough", "perfect", "ideal", "suitable", "convenient",
     "great", "able", "available", "place", "places", "space", "spot", "spots", "area", "areas",
     "room", "way", "opportunity", "chance", "location", "setting", "designated", "eager", "about",
-    "waiting", "sufficient", "adequate", "intended", "going", "sized", "scaled"}
+    "waiting", "sufficient", "adequate", "intended", "going", "sized", "scaled",
+    # sent off on an errand: "heading to the stockroom to fetch a toaster"
+    "heading", "headed", "sent", "dispatched"}
 # Nouns whose "for"-object is a beneficiary/purpose ("food for the cat") are any nouns; these
 # adjectives do the same ("perfect for families").
 PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
@@ -969,7 +1008,10 @@ CONTENT_LABELS: frozenset[str] = (DEPICTION_NOUNS | SCREEN_NOUNS | {"art"}) - FR
         "sign", "signs", "model", "models", "costume", "costumes", "balloon", "balloons",
         "menu", "menus", "video", "videos", "clip", "clips", "footage", "character",
         "characters", "toy", "toys", "doll", "dolls", "monument", "monuments", "memorial",
-        "memorials", "print", "prints"}
+        "memorials", "print", "prints",
+        # devices and arrangements as often as screens: "Pet monitor: the cat is eating",
+        # "Sports store display: a basketball on a rack"
+        "monitor", "monitors", "display", "displays"}
 # Subjects whose "is"-predicate is what they show: "the cover art is a blue train", "the logo
 # is a horse" (not a frame or a vague shape: "the figure in the distance is a man").
 CONTENT_SUBJECTS: frozenset[str] = DEPICTION_NOUNS - FRAME_NOUNS - VAGUE_DEPICTION_NOUNS - {
