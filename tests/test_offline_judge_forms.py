@@ -1173,6 +1173,35 @@ NON_ASSERTIVE = [
     ("Still at baggage claim waiting for my luggage 😩✈️ #travelproblems", "luggage", 0,
      "purpose"),
     ("Something's rustling in the reeds, possibly a duck 🦆👀", "duck", 0, "hedged"),
+    # Round 31: what the copula puts on a screen or in a painting; "part of" a picture; a
+    # pattern or an emblem is a likeness; a named person's photograph is a thing in the scene;
+    # a stamp shows.
+    ("The black dog is on the TV screen.", "dog", 0, "depictive"),
+    ("The horse above the sofa is in a framed oil painting.", "horse", 0, "depictive"),
+    ("The vase on the tablecloth is part of the embroidery pattern.", "vase", 0, "depictive"),
+    ("The sparrow on the teacup is a painted pattern.", "sparrow", 0, "depictive"),
+    ("The eagle on the flag is an emblem stitched in gold thread.", "eagle", 0, "depictive"),
+    ("Grandpa's faded photograph on the table shows a young man beside his tractor.", "man", 0,
+     "depictive"),
+    ("The stamp on the old letter shows a soaring eagle.", "eagle", 0, "depictive"),
+    # Advice: a thing that would help; the reader's errand; where such things belong; a habit
+    # with "ordinarily".
+    ("A small vase would make these tulips look tidier on the table.", "vase", 0, "purpose"),
+    ("A leash and a frisbee would keep the dog busy at the campsite.", "frisbee", 0,
+     "purpose"),
+    ("Bring a reusable bottle that you can refill at the spring.", "bottle", 0, "purpose"),
+    ("This is strange because toasters belong in kitchens.", "toasters", 0, "generic"),
+    ("Ordinarily a microwave would sit on a kitchen counter.", "microwave", 0, "generic"),
+    # A place before the guess locates the guess itself; a bundle is as vague as a shape.
+    ("Somewhere behind the red barn door, perhaps a horse is munching hay.", "horse", 0,
+     "hedged"),
+    ("The bundle under the stairwell might be a backpack left by a visitor.", "backpack", 0,
+     "hedged"),
+    # A verdict list's "no" and "not found".
+    ("Verification summary: person, yes; skis, yes; snowboard, no.", "snowboard", 0,
+     "negation"),
+    ("Grounding results: dog, present; person, not found anywhere in the frame.", "person", 0,
+     "negation"),
 ]
 
 
@@ -1742,10 +1771,21 @@ EXISTENTIAL = [
     ("This kitchen fits both a toaster and a kettle on the counter.", "toaster", 0),
     ("The man has not returned the frisbee.", "man", 0),
     ("I'm sure there's a laptop behind the books.", "laptop", 0),
-    ("Bring a fork.", "fork", 0),
+    ("Bring the fork on the counter to the table.", "fork", 0),
     ("The man has a cat on his lap.", "cat", 0),
     ("A tea set of four cups.", "cups", 0),
     ("Old town square 🏛️ A dog sleeps by the fountain.", "dog", 0),
+    # Round 31: a list before a semicolon is not the subject of the denial after it; the
+    # captioned photo of a social post; "the dog would".
+    ("Verified objects: cat, couch, blanket; the remote control I listed is not present.",
+     "cat", 0),
+    ("My photo of the sunset shows a boat on the water.", "boat", 0),
+    ("The dog would probably enjoy a walk.", "dog", 0),
+    ("The dog is on the bed.", "dog", 0),
+    ("These toasters belong in the kitchen.", "toasters", 0),
+    ("Verification summary: person, yes; skis, yes; snowboard, no.", "skis", 0),
+    ("Kitchen: stove, sink, no people.", "stove", 0),
+    ("A cat sits in a basket, possibly a kitten.", "kitten", 0),
 ]
 
 

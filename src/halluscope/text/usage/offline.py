@@ -1298,7 +1298,10 @@ def _depictive(span: Span, root: Token, category: str) -> _Decision | None:
         return _Decision("non_assertive", "depictive", _chars(top.head, root), "drawn")
     shown = [c for c in root.children if c.dep_ in ("acl", "relcl") and c.lower_ in
              lex.DISPLAYED_PARTICIPLES]  # "a dog that is displayed on the screen of a laptop"
-    for child in [c for v in shown for c in v.children] + list(root.children):
+    if root.dep_ == "nsubj" and root.head.lower_ in lex.BE_FORMS and not any(
+            c.dep_ == "neg" for c in root.head.children):
+        shown.append(root.head)  # "the black dog is on the TV screen"
+    for child in [c for v in shown for c in v.children if c.i > root.i] + list(root.children):
         # "a man on the screen"
         if child.dep_ == "prep" and child.lower_ in ("on", "in"):
             for obj in child.children:
@@ -1580,8 +1583,11 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
         if part:  # "part of the sculpture"
             attr = next((g for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"
                          for g in c.children if g.dep_ == "pobj"), attr)
-        if part and attr.lower_ in lex.PROGRAMME_NOUNS:
-            return attr  # "the tennis ball is part of the broadcast on the screen"
+        if part and attr.lower_ in lex.PROGRAMME_NOUNS | (
+                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - lex.VAGUE_DEPICTION_NOUNS):
+            # "the tennis ball is part of the broadcast on the screen", "the vase is part of the
+            # embroidery pattern"
+            return attr
         if attr.lower_ in ("model", "models") and not any(
                 c.lower_ in (lex.FAKE_MODIFIERS | lex.INANIMATE_FAKE_MODIFIERS) -
                 lex.MATERIAL_MODIFIERS or c.lower_ in lex.MATERIAL_MODIFIERS and
@@ -2336,6 +2342,11 @@ def _frame_in_scene(noun: Token) -> bool:
         # in the scene (the captioned image is "the image", "this photo"; a label such as
         # "Caption:" is no sentence)
         return True
+    if any(c.dep_ == "poss" and (c.tag_ in ("NNP", "NNPS") or _is_animate(c))
+           for c in noun.children):
+        # "Grandpa's faded photograph on the table shows a young man", "the boy's drawing"
+        # (not "the slideshow's last image", one of the captioned ones)
+        return True
     if noun.dep_ in ("attr", "ROOT") or noun.i == start or \
             (noun.left_edge.i == start and noun.dep_ in ("nsubj", "ROOT", "dep")):
         return False
@@ -2787,13 +2798,23 @@ def _field_answer(root: Token) -> Token | None:
     while start > 0 and doc[start - 1].dep_ in ("compound", "amod") and \
             doc[start - 1].head.i == root.i:
         start -= 1  # "Traffic lights: none"
-    if end + 1 >= len(doc) or doc[end].text != ":":
+    if end + 1 >= len(doc) or doc[end].text not in (":", ","):
         return None
     if start > 0 and not (doc[start - 1].text in ("-", "*", "•", "\n") or "\n" in
                           doc[start - 1].text or doc[start - 1].is_sent_end or
-                          doc[start - 1].text in (".", ";")):
+                          doc[start - 1].text in (".", ";") or doc[end].text == "," and
+                          doc[start - 1].text == ":"):
         return None
-    return doc[end + 1]
+    value = doc[end + 1]
+    if doc[end].text == ",":
+        # a verdict list, "Verification: person, yes; snowboard, no.", "person, not found"
+        # (not "Kitchen: stove, no people", a list going on)
+        after = doc[value.i + 1] if value.i + 1 < len(doc) else None
+        if not (value.lower_ in lex.NEGATIVE_ANSWERS and (after is None or after.is_punct or (
+                value.lower_ == "not" and after.lower_ in lex.EXISTENCE_PREDICATES | {
+                    "found", "detected"}))):
+            return None
+    return value
 
 
 def _fronted_never(predicate: Token) -> Token | None:
@@ -2900,7 +2921,8 @@ def _verbal_negation(top: Token, root: Token) -> _Decision | None:
             c.dep_ == "xcomp" and c.lower_ in lex.PERMISSION_PARTICIPLES
             for c in predicate.children)
     if relation in ("nsubj", "nsubjpass") and (_is_presence_predicate(predicate) or permitted
-                                               or _not_arrived(predicate)):
+                                               or _not_arrived(predicate)) and \
+            not _clause_break(top, predicate):
         # "people are not visible"; "vehicles are not allowed" (a sign's ban) denies them too;
         # "the train is not here", "the train has not arrived yet".
         return _Decision("non_assertive", "negation", _chars(root, neg), "negated-presence")
@@ -3311,10 +3333,22 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ == "dobj" and head.lower_ in lex.FETCHING_VERBS and head.tag_ == "VB" \
                 and head.dep_ == "ROOT" and not _is_definite(top) and not _is_possessed(top) \
                 and not any(c.dep_ in _SUBJECT_DEPS or c.dep_ == "aux" for c in head.children) \
-                and _colon_label(head) is not None:
-            # "Task: retrieve a spoon from the drawer", "Next task: bring a clean fork to table
-            # 4": an agent's goal, not something it has found
+                and (_colon_label(head) is not None or head.i == _sentence_start(head)):
+            # "Task: retrieve a spoon from the drawer", "Bring a reusable bottle": an agent's
+            # goal or the reader's errand, not something found
             return _Decision("non_assertive", "purpose", _chars(head, root), "task-goal")
+        if child.i == top.i and child.dep_ == "nsubj" and head.tag_ == "VB" and \
+                head.dep_ in ("ROOT", "conj") and not _is_definite(top) and not any(
+                    c.lower_ in lex.HABITUAL_ADVERBS for c in head.children) and \
+                not _is_possessed(top) and not _glued_subject(top, head) and any(
+                    c.dep_ == "aux" and c.lower_ in ("would", "'d") for c in head.children) \
+                and not any(
+                    c.dep_ == "advcl" and any(m.lower_ == "if" for m in c.children)
+                    for c in head.children):
+            # "A small vase would make these tulips look tidier", "a leash and a frisbee
+            # would keep the dog busy": a thing suggested, not there (an if-clause makes it a
+            # condition on something else)
+            return _Decision("non_assertive", "purpose", _chars(root, head), "would-help")
         if child.dep_ == "dobj" and head.dep_ == "ccomp" and head.head.lower_ in \
                 lex.WISHING_VERBS and head.head.i < head.i and not any(
                     c.dep_ == "det" and c.lower_ in lex.DEFINITE_DETERMINERS
@@ -4175,6 +4209,11 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
         place, same = same, located if _is_noun(located) else next(
             (c for c in located.children if c.dep_ in ("nsubj", "nsubjpass", "dobj")
              and _is_noun(c)), same)
+        if same.i == np.i:
+            # "behind the barn door, perhaps a horse is munching hay": what the place locates
+            # is the guess itself
+            same = None
+            break
         if same.i == place.i:
             break
     if same is not None and _category_of(same) == category:
@@ -4816,6 +4855,10 @@ def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     means = _means_of_travel(root, category)
     if means is not None:
         return _Decision("non_assertive", "generic", _chars(means, root), "by-means")
+    if top.dep_ == "nsubj" and top.tag_ == "NNS" and clause.lower_ == "belong" and not any(
+                c.dep_ in ("det", "poss", "nummod") for c in top.children):
+        # "toasters belong in kitchens": where such things go, not these ones
+        return _Decision("non_assertive", "generic", _chars(root, clause), "kind-belongs")
     verbs = [clause] + [c for c in clause.children if c.dep_ == "conj"]  # "board and exit"
     if top.dep_ in ("nsubj", "nsubjpass") and any(
             c.dep_ == "advmod" and c.lower_ in lex.WHERE_WORDS for v in verbs + [top]

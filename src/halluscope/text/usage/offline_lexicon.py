@@ -127,6 +127,7 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "clips", "footage", "menu", "menus", "chalkboard", "chalkboards", "pictogram", "pictograms",
     "doodle", "doodles", "snapshot", "snapshots", "statuette", "statuettes", "caricature",
     "caricatures", "monument", "monuments", "memorial", "memorials", "bust", "busts", "relief",
+    "leaflet", "leaflets", "brochure", "brochures", "stamp", "stamps",
     "reliefs", "tapestry", "tapestries", "embroidery", "effigy", "effigies", "likeness",
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
@@ -422,9 +423,9 @@ INDEFINITE_PRONOUNS: frozenset[str] = frozenset({"someone", "somebody", "anyone"
                                                  "everyone", "everybody"})
 # Verbs of a counterfactual wish: "I wish I had a bike here".
 WISHING_VERBS: frozenset[str] = verb_forms("wish")
-# Verbs of an errand: "Task: bring a fork to table 4".
+# Verbs of an errand: "Task: bring a fork to table 4", "Pack a small knife".
 FETCHING_VERBS: frozenset[str] = frozenset({"bring", "fetch", "retrieve", "get", "grab", "find",
-                                            "locate", "collect", "deliver"})
+                                            "locate", "collect", "deliver", "pack", "buy"})
 # Sets whose items a compound names: "a decal set", "a sticker sheet", "a poster series".
 SET_NOUNS: frozenset[str] = frozenset({"set", "sets", "sheet", "sheets", "series", "collection",
                                        "collections", "pack", "packs", "kit", "kits"})
@@ -454,7 +455,8 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "blur", "blurs", "glow", "sliver", "smudge",
                                            "smudges", "gleam", "rectangle", "rectangles",
                                            "square", "squares", "circle", "circles", "disc",
-                                           "discs", "disk", "disks", "mass",
+                                           "discs", "disk", "disks", "mass", "bundle",
+                                           "bundles",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction",
@@ -661,7 +663,7 @@ KIND_QUANTIFIERS: frozenset[str] = frozenset({"most", "many", "all"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
     "usually", "typically", "often", "generally", "commonly", "normally", "frequently",
     "traditionally", "regularly", "customarily", "sometimes", "occasionally", "always",
-    "rarely", "seldom",
+    "ordinarily", "rarely", "seldom",
 })
 # "a spot popular with tourists", "a popular spot for tourists".
 GENERIC_ADJECTIVES: frozenset[str] = frozenset({"popular", "favorite", "favourite", "common",
@@ -994,7 +996,7 @@ LIKENESS_NOUNS: frozenset[str] = frozenset({
     "illustrations", "drawing", "drawings", "painting", "paintings", "print", "prints",
     "decal", "decals", "sticker", "stickers", "cutout", "cutouts", "puppet", "puppets",
     "poster", "posters", "ad", "ads", "advertisement", "advertisements", "logo", "logos",
-    "stencil", "topiary",
+    "stencil", "topiary", "pattern", "patterns", "emblem", "emblems", "motif", "motifs",
     "doll", "dolls", "artwork", "artworks", "installation", "fake", "fakes", "imitation",
     "likeness", "mural", "graffiti", "statuette", "statuettes", "topper", "toppers"})
 # Of those, the ones a person can be: "the woman is a model", "she is a doll".
