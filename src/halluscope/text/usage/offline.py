@@ -540,9 +540,9 @@ def strip_markup(caption: str) -> tuple[str, list[int]]:
         chars.extend(caption[last:match.start()])
         origin.extend(range(last, match.start()))
         last = match.end()
-        after = caption[last:].lstrip(" \t")
-        if _EMOJI.match(match.group()) and after[:1].isupper() and "".join(
-                chars).rstrip()[-1:].isalnum():
+        before = next((c for c in reversed(chars) if not c.isspace()), "")
+        if _EMOJI.match(match.group()) and before.isalnum() and \
+                caption[last:].lstrip(" \t")[:1].isupper():
             # "Old town square 🏛️ A classic meeting place": an emoji between sentences ends
             # the first
             while chars and chars[-1].isspace():
@@ -942,11 +942,12 @@ def _sentence_start(token: Token) -> int:
 
 
 def _has_aux_to(verb: Token) -> bool:
-    """An infinitive's "to" (or learners' "for": "the basket is for carry apples")."""
-    return any(c.dep_ == "aux" and c.lower_ in ("to", "for") for c in verb.children)
+    return any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
 
 
 def _has_aux_for(verb: Token) -> bool:
+    """Learners' "for" before a bare verb, parsed as an infinitive's "to": "the basket is for
+    carry apples"."""
     return any(c.dep_ == "aux" and c.lower_ == "for" for c in verb.children)
 
 
@@ -1470,12 +1471,7 @@ def _painted_on(root: Token) -> Token | None:
     read through its head noun: "a pizza slice printed on the front"."""
     while root.dep_ == "compound" and root.head.i > root.i:
         root = root.head
-    verbs = _participles_after(root)
-    if root.dep_ == "nsubjpass" or root.dep_ == "nsubj" and root.head.tag_ == "VBN" and \
-            root.head.i > root.i:
-        # (also "the van has a giant donut painted on its side", the parser making the donut
-        # the participle's subject)
-        verbs.append(root.head)
+    verbs = _participles_of(root)
     if root.dep_ == "dobj" and root.head.lower_ in lex.PICTURE_ON_VERBS and any(
             c.dep_ == "prep" and c.lower_ in ("on", "onto", "across", "along") and c.i > root.i
             and any(g.dep_ == "pobj" and g.lower_ in lex.PAINTED_SURFACES for g in c.children)
@@ -1564,6 +1560,12 @@ def _inside_picture_opening(root: Token) -> Token | None:
 
 
 _OPENING_HOLDERS = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS | lex.SHOWING_SURFACES
+# Pictures other than the captioned image, and what "part of" one is in ("part of the broadcast",
+# "part of the embroidery pattern").
+_PICTURE_NOUNS = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
+_PART_OF_PICTURE = lex.PROGRAMME_NOUNS | (_PICTURE_NOUNS - lex.VAGUE_DEPICTION_NOUNS)
+# A label of one word, whatever its tag: "Tattoo: ...", "Photo: ..."
+_ONE_WORD_LABELS = lex.CONTENT_LABELS | lex.FRAME_NOUNS
 
 
 def _likeness_predicate(root: Token, category: str) -> Token | None:
@@ -1583,8 +1585,7 @@ def _likeness_predicate(root: Token, category: str) -> Token | None:
         if part:  # "part of the sculpture"
             attr = next((g for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"
                          for g in c.children if g.dep_ == "pobj"), attr)
-        if part and attr.lower_ in lex.PROGRAMME_NOUNS | (
-                lex.DEPICTION_NOUNS - lex.FRAME_NOUNS - lex.VAGUE_DEPICTION_NOUNS):
+        if part and attr.lower_ in _PART_OF_PICTURE:
             # "the tennis ball is part of the broadcast on the screen", "the vase is part of the
             # embroidery pattern"
             return attr
@@ -1669,12 +1670,7 @@ def _made_of(root: Token) -> Token | None:
     """The material of "the cow is made of plastic", "a horse carved out of wood", "a horse cast
     in bronze", "carves a bear out of ice": said of an animal or a person, the thing is a
     representation (the caller checks the category)."""
-    verbs = _participles_after(root)
-    if root.dep_ == "nsubjpass" or root.dep_ == "nsubj" and root.head.tag_ == "VBN" and \
-            root.head.i > root.i:
-        # (also "the shelf has a small horse made of glass", the parser making the horse the
-        # participle's subject)
-        verbs.append(root.head)
+    verbs = _participles_of(root)
     # (each verb with the prepositions that can name its material)
     candidates = [(verb, ("of", "from", "out", "in", "with")) for verb in verbs
                   if verb.lower_ in lex.MAKING_VERBS]
@@ -1704,6 +1700,17 @@ def _participles_after(noun: Token) -> list[Token]:
     return [c for item in items for c in item.children if c.dep_ == "acl" and c.i > noun.i]
 
 
+def _participles_of(noun: Token) -> list[Token]:
+    """The participles said of a noun: those after it (`_participles_after`), and the passive or
+    participle it is the subject of ("a dog is painted on the wall"; "the van has a giant donut
+    painted on its side", where the parser makes the donut the participle's subject)."""
+    verbs = _participles_after(noun)
+    if noun.dep_ == "nsubjpass" or noun.dep_ == "nsubj" and noun.head.tag_ == "VBN" and \
+            noun.head.i > noun.i:
+        verbs.append(noun.head)
+    return verbs
+
+
 def _counted_apposition(noun: Token, item: Token) -> bool:
     """Whether `item` and its conjuncts, after a comma, are as many as `noun` counts: the parser
     reads "two animal figures, horse and zebra" (no articles) as a list of three; the count makes
@@ -1724,10 +1731,9 @@ def _counted_apposition(noun: Token, item: Token) -> bool:
 def _set_of_pictures(noun: Token) -> bool:
     """ "a decal set", "a sticker sheet": a set whose items are pictures, so what it is "of" is
     what they show."""
-    pictures = lex.DEPICTION_NOUNS - lex.FRAME_NOUNS
     return noun.lower_ in lex.SET_NOUNS and (any(
-        c.dep_ in ("compound", "amod") and c.lower_ in pictures for c in noun.children)
-        or noun.i > 0 and noun.head.i == noun.i - 1 and noun.head.lower_ in pictures)
+        c.dep_ in ("compound", "amod") and c.lower_ in _PICTURE_NOUNS for c in noun.children)
+        or noun.i > 0 and noun.head.i == noun.i - 1 and noun.head.lower_ in _PICTURE_NOUNS)
     # (the parser can take "set" for a participle: "a sticker set of two cats")
 
 
@@ -1786,7 +1792,7 @@ def _label_head(label: Span) -> Token | None:
     """The label's first noun not said of another of its words: "Mural" of "Mural on brick"
     (or a one-word label the tagger took for another part of speech: "Tattoo: ...")."""
     words = [t for t in label if not t.is_punct]
-    if len(words) == 1 and words[0].lower_ in lex.CONTENT_LABELS | lex.FRAME_NOUNS:
+    if len(words) == 1 and words[0].lower_ in _ONE_WORD_LABELS:
         return words[0]
     return next((t for t in label if _is_noun(t) and not t.is_punct and (
         not label.start <= t.head.i < label.end or t.head.i == t.i)), None)
@@ -2811,8 +2817,8 @@ def _field_answer(root: Token) -> Token | None:
         # (not "Kitchen: stove, no people", a list going on)
         after = doc[value.i + 1] if value.i + 1 < len(doc) else None
         if not (value.lower_ in lex.NEGATIVE_ANSWERS and (after is None or after.is_punct or (
-                value.lower_ == "not" and after.lower_ in lex.EXISTENCE_PREDICATES | {
-                    "found", "detected"}))):
+                value.lower_ == "not" and (after.lower_ in lex.EXISTENCE_PREDICATES
+                                           or after.lower_ == "detected")))):
             return None
     return value
 
@@ -3359,8 +3365,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
         if child.dep_ == "dobj" and head.lower_ in lex.INTENSIONAL_OBJECT_VERBS:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
-                and _has_aux_to(head) and head.dep_ in ("xcomp", "advcl", "acl", "relcl",
-                                                        "ccomp", "prep"):
+                and (_has_aux_to(head) or _has_aux_for(head)) \
+                and head.dep_ in ("xcomp", "advcl", "acl", "relcl", "ccomp", "prep"):
             governor = head.head
             # "a great place for families to walk a dog": whoever comes (the parser can hang
             # the clause on "is")
