@@ -72,8 +72,9 @@ NON_ASSERTIVE = [
     ("The taxi is yellow, like a typical city bus.", "bus", 0, "generic"),
     ("Seagulls fly over the pier. Birds are a common sight at beaches like this.", "Birds", 0,
      "generic"),
-    # A question asks.
-    ("Q: Is there a cat on the bed? A: No.", "cat", 0, "hedged"),
+    # A question asks; answered "No", it denies (round 32).
+    ("Q: Is there a cat on the bed?", "cat", 0, "hedged"),
+    ("Q: Is there a cat on the bed? A: No.", "cat", 0, "negation"),
     # Forms of the guide's definitions checked one by one: first-person belief, a hedging
     # adjective, "likely" as a predicate with a place, a picture put on a surface.
     ("I think there is a cat under the table.", "cat", 0, "hedged"),
@@ -1202,6 +1203,45 @@ NON_ASSERTIVE = [
      "negation"),
     ("Grounding results: dog, present; person, not found anywhere in the frame.", "person", 0,
      "negation"),
+    # Round 32: printmaking, wall paintings and a still life; event boards and crowd pictures;
+    # a photo standing on a shelf; "it" after "look at the drawing"; woven, stitched and
+    # airbrushed pictures; a book's cover; "arranged to look like".
+    ("A Dutch still life above the piano shows a pewter jug and a bowl of apples.", "apples",
+     0, "depictive"),
+    ("The chapel fresco shows a lamb resting beside a shepherd.", "lamb", 0, "depictive"),
+    ("A woodcut in the hallway shows a crow on a bare branch.", "crow", 0, "depictive"),
+    ("The outfield scoreboard shows a pixelated baseball bouncing after each strikeout.",
+     "baseball", 0, "depictive"),
+    ("Fans hold up a placard showing a giant tennis racket.", "tennis racket", 0, "depictive"),
+    ("The family photo on the shelf shows a little girl holding a kitten.", "girl", 0,
+     "depictive"),
+    ("Look at the drawing on the fridge! It shows a purple elephant.", "elephant", 0,
+     "depictive"),
+    ("Can you spot the sticker on the door? It's a cat with a bow.", "cat", 0, "depictive"),
+    ("The rider's helmet is airbrushed with a grinning cat.", "cat", 0, "depictive"),
+    ("A rug hanging on the wall is woven with birds and vines.", "birds", 0, "depictive"),
+    ("The novel on the nightstand has a red truck on its cover.", "truck", 0, "depictive"),
+    ("A pancake with berries arranged to look like a smiling bear.", "bear", 0, "depictive"),
+    # "none of" with "remain"; a question answered "No"; a place's noun the parser made the
+    # subject of "there may be"; a tuft is no object yet.
+    ("None of the sheep remain in the pen.", "sheep", 0, "negation"),
+    ("Question 2: Is there a dog in this picture? Answer: No, there isn't.", "dog", 0,
+     "negation"),
+    ("Behind the timing stand there may also be a small refrigerator.", "refrigerator", 0,
+     "hedged"),
+    ("A tuft of white in the far field might be a sheep.", "sheep", 0, "hedged"),
+    # Any one that may come; put in place for a use; expected to roll in.
+    ("A rescue launch waits by the buoy, ready to tow any boat that capsizes.", "boat", 0,
+     "purpose"),
+    ("Hooks by the door were installed to hold umbrellas on rainy days.", "umbrellas", 0,
+     "purpose"),
+    ("Mechanics wait by the hangar, expecting the airplane to roll in any minute.", "airplane",
+     0, "purpose"),
+    # A habit with "routinely"; a time gone by; what a kind can do; a fact told as one.
+    ("Pigeons routinely nest under these bridges.", "Pigeons", 0, "generic"),
+    ("The old mill recalls a time when horses turned the grindstone.", "horses", 0, "generic"),
+    ("Horses can sleep standing up.", "Horses", 0, "generic"),
+    ("Did you know? Giraffes are the tallest animals in the world.", "Giraffes", 0, "generic"),
 ]
 
 
@@ -1786,6 +1826,15 @@ EXISTENTIAL = [
     ("Verification summary: person, yes; skis, yes; snowboard, no.", "skis", 0),
     ("Kitchen: stove, sink, no people.", "stove", 0),
     ("A cat sits in a basket, possibly a kitten.", "kitten", 0),
+    # Round 32: the captioned image's own parts; a tie worn beside a scoreboard; a brand used
+    # for the thing; "remains" said of a thing there; what can be seen; the photograph's moment.
+    ("The photo on the left shows a dog on a couch.", "dog", 0),
+    ("A man in a suit and tie watches the scoreboard.", "tie", 0),
+    ("A man throws a Frisbee to his dog in the park.", "Frisbee", 0),
+    ("A dog remains on the couch after the family leaves.", "dog", 0),
+    ("Cars can be seen parked along the street.", "Cars", 0),
+    ("A woman stitched a patch while her cat slept beside her.", "cat", 0),
+    ("The photo was taken at a time when cars were parked along the road.", "cars", 0),
 ]
 
 
@@ -1846,6 +1895,12 @@ NOT_OBJECT = [
     ("A few ski poles lean on the wall.", "ski"),
     # Round 29: a sign's noun modifier stays one ("a hand-painted sign advertising apple pies").
     ("A hand-painted sign advertising apple pies.", "apple"),
+    # Round 32: team, brand and pet names; a drawn score.
+    ("Confetti falls as the Eagles celebrate the win.", "Eagles"),
+    ("The Anaheim Ducks crowd goes quiet as the visitors take a two-goal lead.", "Ducks"),
+    ("The finish arch is sponsored by Red Bull.", "Bull"),
+    ("Her puppy's name is Teddy.", "Teddy"),
+    ("The scoreboard shows the game is a tie at 2-2.", "tie"),
 ]
 
 

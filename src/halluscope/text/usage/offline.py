@@ -889,9 +889,11 @@ def _pictures(verb: Token, subject: Token) -> bool:
 
 
 def _stained_glass(noun: Token) -> bool:
-    """A stained-glass window, a picture in glass: "the stained-glass window shows a lamb"."""
-    return noun.lower_ in ("window", "windows", "panel", "panels") and any(
-        t.lower_ == "stained" for t in noun.doc[noun.left_edge.i:noun.i])
+    """A picture named by two words, neither one a picture alone: "the stained-glass window
+    shows a lamb", "a Dutch still life shows a peeled apple"."""
+    before = {t.lower_ for t in noun.doc[noun.left_edge.i:noun.i]}
+    return noun.lower_ in ("window", "windows", "panel", "panels") and "stained" in before or \
+        noun.lower_ in ("life", "lifes") and "still" in before
 
 
 def _participle_subject(verb: Token) -> Token | None:
@@ -927,8 +929,12 @@ def _antecedent(pronoun: Token) -> Token | None:
         token = pronoun.doc[k]
         if token.tag_ in ("NN", "NNS") and (token.tag_ == "NNS") == plural and (token.dep_ in (
                 "nsubj", "nsubjpass", "attr", "dobj", "conj", "appos")
-                or plural and token.dep_ == "pobj" and pronoun.i - k <= 5):
-            return token  # (a phrase's plural just before: "covered with drawings, one of them")
+                or plural and token.dep_ == "pobj" and pronoun.i - k <= 5
+                or token.dep_ == "pobj" and token.head.lower_ == "at"
+                and token.head.head.lower_ in lex.ATTENDING_VERBS):
+            # (a phrase's plural just before: "covered with drawings, one of them"; what the
+            # reader is told to look at: "Look at the drawing on the fridge! It shows a cat")
+            return token
     return None
 
 
@@ -1003,6 +1009,12 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
             and root.lower_ == "apple" and not _in_quotes(span):
         # (the fruit in a sign's title case, "Fresh Apples", or quoted, "Apple Pie", is text)
         return _Decision("not_object", cue=_chars(root, root), reason="brand-name")
+    if _proper_name(span, root) and _depictive(span, root, category) is None:
+        # (a title-case name on a sign or a cover is its text: 'the words City Bus written on
+        # the side')
+        return _Decision("not_object", cue=_chars(root, root), reason="proper-name")
+    if category == "tie" and _score_tie(root):
+        return _Decision("not_object", cue=_chars(root, root), reason="score-tie")
     if category == "bed" and span.start > 0 and doc[span.start - 1].lower_ in ("before", "to") \
             and not _has_own_determiner(root) and not _without_articles(doc):
         return _Decision("not_object", cue=_chars(doc[span.start - 1], root), reason="idiom")
@@ -1014,6 +1026,36 @@ def _not_object(span: Span, root: Token, category: str) -> _Decision | None:
                                    "made", "only", "striped", "dye", "dyed"):  # "tie-dye"
         return _Decision("not_object", cue=_chars(root, after[1]), reason="hyphen-compound")
     return None
+
+
+def _score_tie(tie: Token) -> bool:
+    """A drawn score: "the match is a tie, two goals each", "the scoreboard shows a tie at 2-2"
+    (not "a tie" worn: "a man in a suit and tie watches the game")."""
+    start = _sentence_start(tie)
+    words = {t.lower_ for t in tie.doc[start:tie.sent.end]}
+    worn = tie.head.lower_ in lex.HOLDING_VERBS | {"in", "with"} or "neck" in words or any(
+        t.lower_ in ("suit", "shirt", "jacket") for t in tie.doc[max(start, tie.i - 3):tie.i])
+    return tie.lower_ == "tie" and tie.tag_ == "NN" and not worn and \
+        tie.i > 0 and tie.doc[tie.i - 1].lower_ == "a" and bool(words & lex.SCORE_WORDS)
+
+
+def _proper_name(span: Span, root: Token) -> bool:
+    """A capitalised word inside a sentence in ordinary case that names a team, a brand or a
+    place: "the Anaheim Ducks", "the Eagles celebrate", "Red Bull", "the Rose Bowl", "his puppy
+    Teddy" (not "a Frisbee", a brand used for the thing, nor a title-case sign or headline)."""
+    doc = span.doc
+    word = doc[span.start]
+    start = _sentence_start(root)
+    if not word.text.istitle() or span.start == start or _in_quotes(span) or \
+            doc[span.start - 1].text in (":", "-", "(") or doc[span.start - 1].is_quote:
+        return False
+    words = [t for t in doc[start:root.sent.end] if t.is_alpha and t.i != start]
+    if sum(t.text.istitle() for t in words) * 3 > len(words):
+        return False  # title case: "Dog Playing With A Frisbee In The Park"
+    before = doc[span.start - 1]
+    named_before = before.text.istitle() and before.i != start and before.is_alpha
+    return root.tag_ in ("NNS", "NNPS") and root.lower_.endswith("s") or named_before or \
+        word.lower_ == "teddy" and span.end - span.start == 1
 
 
 def _rail_carriage(car: Token) -> bool:
@@ -1371,6 +1413,8 @@ def _medium_with_on(top: Token) -> Token | None:
         faces = lex.MEDIUM_FACE_WORDS
     elif medium.lower_ in lex.PACKAGING_NOUNS:
         faces = lex.PACKAGING_FACE_WORDS
+    elif medium.lower_ in lex.READING_MATTER | {"card", "cards"}:
+        faces = lex.COVER_FACE_WORDS  # "a picture book with a red truck on its cover"
     else:
         return None
     for prep in ons:
@@ -1835,9 +1879,14 @@ def _depiction_step(child: Token, head: Token, category: str
     last = child  # "teapot, bicycle and umbrella sculptures": a list of compounds
     while any(c.dep_ == "conj" and c.i > last.i for c in last.children):
         last = next(c for c in last.children if c.dep_ == "conj" and c.i > last.i)
-    if child.dep_ == "attr" and head.lower_ in lex.BE_FORMS:
+    if child.dep_ == "attr" and (head.lower_ in lex.BE_FORMS or head.lower_ in ("'s", "’s")):
         subject = max((c for c in head.children if c.dep_ == "nsubj" and c.i < child.i),
                       key=lambda c: c.i, default=None)  # ("a book whose cover art is ...")
+        if subject is not None and subject.lower_ in ("one", "each"):
+            subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
+                            for g in c.children if g.dep_ == "pobj"), subject)
+        elif subject is not None and subject.lower_ == "it":
+            subject = _antecedent(subject) or subject  # "Spot the sticker! It's a cat"
         if subject is not None and (subject.lower_ in lex.CONTENT_SUBJECTS or
                                     _painted_on(subject) is not None) and not any(
                 c.dep_ == "neg" for c in head.children):
@@ -1972,6 +2021,11 @@ def _depiction_step(child: Token, head: Token, category: str
         return head.left_edge, head, "depiction-of"  # "a drawing of a horse, a dog, and ..."
     if child.dep_ == "pobj" and head.lower_ == "like" and head.head.lower_ in lex.FORM_LIKE_HEADS:
         return head.head, head, "shaped-like"  # "a cake shaped like a car"
+    look = head.head
+    if child.dep_ == "pobj" and head.lower_ == "like" and look.lower_ in ("look", "appear") and \
+            _has_aux_to(look) and look.head.lower_ in lex.FORM_LIKE_HEADS | {"arranged"}:
+        # "berries arranged to look like a bear", "seats painted to look like a baseball"
+        return look.head, head, "shaped-like"
     if child.dep_ == "pobj" and head.lower_ in ("on", "after") and \
             head.head.lower_ in lex.MODELLED_ON_HEADS:
         return head.head, head, "modeled-on"  # "a red sculpture modeled on a horse"
@@ -2013,8 +2067,10 @@ def _depiction_step(child: Token, head: Token, category: str
             decorated = anchor.head  # (the participle's noun: "a sign decorated with ...")
         elif decorated is None and anchor.dep_ == "advcl":
             decorated = _subject_of(anchor.head)  # ("a sign hangs there, decorated with ...")
+        actor = next((c for c in anchor.children if c.dep_ == "nsubj"), None)
         if anchor.lower_ in lex.DECORATION_VERBS and all(
-                t.tag_.startswith("RB") for t in child.doc[anchor.i + 1:head.i]) and (
+                t.tag_.startswith("RB") for t in child.doc[anchor.i + 1:head.i]) and not (
+                actor is not None and _is_animate(actor)) and (  # ("she stitched with a needle")
                 category in lex.REPRESENTED_WHEN_DECORATING and not (
                     decorated is not None and decorated.lower_ in lex.DECORATED_PLACES)
                 or anchor.lower_ in lex.PRINTING_PARTICIPLES  # "a curtain printed with umbrellas"
@@ -2311,6 +2367,12 @@ def _frame_in_scene(noun: Token) -> bool:
         return True
     if noun.dep_ in ("nsubj", "nsubjpass") and _placed(noun.head):
         return True  # "A photo of a dog is on the refrigerator", "Photos ... are taped to a door"
+    if noun.dep_ == "nsubj" and noun.head.lower_ in lex.DEPICTING_VERBS and any(
+            c.dep_ == "prep" and c.lower_ in lex.SURFACE_PREPOSITIONS and c.i == noun.i + 1
+            and any(g.dep_ == "pobj" and g.tag_ == "NN" and g.lower_ not in
+                    lex.PICTURE_PARTS | {"left", "right", "side"} for g in c.children)
+            for c in noun.children):
+        return True  # "the family photo on the shelf shows a boy" (not "the photo on the left")
     if any(c.tag_ == "CD" and c.i == noun.i + 1 for c in noun.children):
         return False  # "image 2 shows the same desk": one of the captioned images
     if noun.dep_ == "dobj" and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in
@@ -3366,7 +3428,8 @@ def _purpose_rules(root: Token) -> _Decision | None:
             return _Decision("non_assertive", "purpose", _chars(head, root), "intensional-object")
         if child.dep_ in ("dobj", "pobj", "attr", "dative", "agent", "prep", "oprd") \
                 and (_has_aux_to(head) or _has_aux_for(head)) \
-                and head.dep_ in ("xcomp", "advcl", "acl", "relcl", "ccomp", "prep"):
+                and head.dep_ in ("xcomp", "advcl", "acl", "relcl", "ccomp", "prep") \
+                and head.lower_ not in lex.HEDGE_VERBS:  # ("arranged to look like a bear")
             governor = head.head
             # "a great place for families to walk a dog": whoever comes (the parser can hang
             # the clause on "is")
@@ -3388,11 +3451,11 @@ def _purpose_rules(root: Token) -> _Decision | None:
                     return _Decision("existential", reason="possessive-under-purpose")
                 if governor.lower_ in lex.READY_GOVERNORS and child.dep_ != "agent" and not any(
                         c.dep_ == "auxpass" for c in head.children) and not any(
-                        c.lower_ in ("next", "upcoming") for c in root.children):
+                        c.lower_ in ("next", "upcoming", "any") for c in root.children):
                     # "ready to dig into a large pizza", "about to blow out the candles on a
                     # cake": what someone is ready to act on is there; "ready to be enjoyed by
                     # someone" names a beneficiary; "ready to board the next train": one to
-                    # come.
+                    # come, and "ready to tow any boat that capsizes" any one that may.
                     return _Decision("existential", reason="ready-object")
                 cue = head if governor.i > head.i else governor if governed else next(
                     c for c in head.children if c.dep_ == "mark")
@@ -3910,9 +3973,24 @@ def _question(root: Token, top: Token) -> _Decision | None:
     while k < len(doc) and not (doc[k].is_sent_start or doc[k].text in (".", "!", "?", "\n")):
         k += 1
     first = _sentence_start(root)
+    while first < root.i and doc[first].is_punct:
+        first += 1  # (what a label taken out as markup left: "Question 5: Is there ...")
     if k < len(doc) and doc[k].text == "?" and doc[first].lower_ in lex.QUESTION_OPENERS:
+        reply = _reply_word(doc, k + 1)
+        if reply is not None and reply.lower_ in ("no", "nope"):
+            # "Is there a dog in this picture? Answer: No, there isn't": asked and denied
+            return _Decision("non_assertive", "negation", _chars(doc[first], reply),
+                             "answered-no")
         return _Decision("non_assertive", "hedged", _chars(doc[first], doc[k]), "question")
     return None
+
+
+def _reply_word(doc: Doc, k: int) -> Token | None:
+    """The first word of the reply that starts at token `k`, after an "Answer:" or "A:" label."""
+    while k < len(doc) and (doc[k].is_punct or doc[k].lower_ in ("answer", "a") and
+                            k + 1 < len(doc) and doc[k + 1].text == ":"):
+        k += 1
+    return doc[k] if k < len(doc) else None
 
 
 def _open_question(root: Token, top: Token) -> _Decision | None:
@@ -4251,6 +4329,11 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
                     anchor.head.head.lower_ in lex.VAGUE_ANCHORS:
                 anchor = anchor.head.head  # "a lump under the blanket that might be a cat"
         if anchor is not None and cue is not None and anchor.i > cue.i:
+            return False
+        if anchor is not None and any(c.lower_ == "there" and c.i == anchor.i + 1
+                                      for c in anchor.children):
+            # "Behind the timing stand there may be a fridge": the fronted place's noun, made
+            # the subject, with "there" hung on it
             return False
     # Any asserted noun anchors the hedge ("another utensil, possibly a spoon", "the table
     # appears to be a dining table"); pronouns do not ("what appears to be a dog", "it may be"),
@@ -4785,9 +4868,31 @@ def _scene_subject(predicate: Token) -> bool:
 
 # --- generic ---------------------------------------------------------------------------------
 
+def _era_when(root: Token) -> Token | None:
+    """The "time" of "recalls a time when ..." or "an era when ..." whose clause holds the
+    mention: a past or habitual state of things, not the scene ("the display evokes an era when
+    every lady took tea at four"; not "taken at a time when cars were parked", the photograph's
+    moment). Returns the era noun."""
+    for verb in root.ancestors:
+        when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
+                     and c.i < verb.i), None)
+        if when is None:
+            continue
+        era = root.doc[when.i - 1] if when.i > 0 else when
+        named = era.lower_ in lex.ERA_NOUNS or era.lower_ in ("time", "times") and \
+            era.dep_ in ("dobj", "attr", "appos")
+        return era if named and (era.tag_ == "NNS" or any(
+            c.dep_ == "det" and c.lower_ in ("a", "an") for c in era.children)) else None
+    return None
+
+
 def _generic(span: Span, root: Token, category: str) -> _Decision | None:
     """Kinds and habits, not instances: "a road where cars usually drive", "a spot popular with
     tourists"."""
+    era = _era_when(root)
+    if era is not None:
+        # "recalls a time when the ox was the farmer's main source of power"
+        return _Decision("non_assertive", "generic", _chars(era, root), "era-when")
     top = _np_top(root)
     verb = top.head if top.dep_ == "dobj" else top.head.head if top.dep_ == "pobj" and \
         top.head.head.tag_.startswith("VB") and top.head.head.i < top.i else None
@@ -5170,6 +5275,15 @@ def _habit_or_possibility(verb: Token) -> bool:
         a.lower_ in ("are", "is") for a in auxes))
 
 
+def _told_as_fact(noun: Token) -> bool:
+    """The noun's sentence is offered as a fact about the world: it follows "Did you know?" or
+    opens with "Fun fact:"."""
+    doc, start = noun.doc, _sentence_start(noun)
+    before = " ".join(t.lower_ for t in doc[max(0, start - 4):start])
+    opening = " ".join(t.lower_ for t in doc[start:min(start + 3, noun.i)])
+    return before.endswith("did you know ?") or opening.startswith("fun fact :")
+
+
 def _kind_statement(top: Token) -> bool:
     """A statement about a kind: "dogs are loyal animals", "giraffes are well adapted to ...",
     "horses like to eat grass", "homemade pizza is a popular choice" ("two dogs are ..." and "the
@@ -5188,6 +5302,20 @@ def _kind_statement(top: Token) -> bool:
         return True
     if determiners:
         return False
+    if top.tag_ == "NNS" and _told_as_fact(top):
+        return True  # "Did you know? Giraffes are the tallest animals", "Fun fact: zebras ..."
+    if top.tag_ == "NNS" and copula.tag_ == "VB" and copula.dep_ == "ROOT" and \
+            top.left_edge.i == _sentence_start(top) and any(
+            c.dep_ == "aux" and c.lower_ == "can" for c in copula.children) and not any(
+            c.dep_ in ("auxpass", "neg", "mark") for c in copula.children) and \
+            copula.lower_ not in lex.EXISTENCE_PREDICATES | lex.PERCEPTION_PARTICIPLES:
+        # "horses can sleep standing up", "parrots can learn to copy words" (not a clause of
+        # purpose: "a bench, so people can sit")
+        return True
+    if top.tag_ == "NNS" and (copula.tag_ == "VBP" or copula.tag_ == "VBN" and any(
+            c.dep_ == "auxpass" and c.lower_ == "are" for c in copula.children)) and any(
+            c.dep_ == "advmod" and c.lower_ in lex.HABITUAL_ADVERBS for c in copula.children):
+        return True  # "pigeons commonly nest in the eaves", "bags are often stolen here"
     if copula.lower_ in lex.KIND_PREDICATES and any(
             c.dep_ == "auxpass" and c.lower_ == "are" for c in copula.children):
         return True  # "giraffes are well adapted to feeding from treetops"

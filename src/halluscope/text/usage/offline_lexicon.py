@@ -103,7 +103,7 @@ BE_FORMS: frozenset[str] = frozenset({"be", "is", "are", "was", "were", "being",
 EXISTENCE_PREDICATES: frozenset[str] = frozenset({
     "visible", "present", "seen", "shown", "found", "there", "around", "in", "spotted", "observed",
     "noticed", "apparent", "evident", "depicted", "pictured", "included", "be", "is", "are",
-    "was", "were", "exist", "exists", "captured",
+    "was", "were", "exist", "exists", "captured", "remain", "remains", "remained",
 })
 
 # --- depiction --------------------------------------------------------------------------------
@@ -132,6 +132,13 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
     "graphic", "graphics", "screensaver", "screensavers", "slideshow", "slideshows",
+    # printmaking and wall painting, and their plurals: "a woodcut of a crow", "the fresco shows"
+    "fresco", "frescoes", "frescos", "woodcut", "woodcuts", "lithograph", "lithographs",
+    "etching", "etchings", "engravings", "stencils", "mosaics", "watercolor", "watercolors",
+    "watercolour", "watercolours", "printout", "printouts", "polaroid", "polaroids",
+    # crowd and merchandise pictures: "a tifo of a zebra", "a placard showing a racket"
+    "tifo", "tifos", "placard", "placards", "bobblehead", "bobbleheads", "animation",
+    "animations", "advert", "adverts",
     # a snow globe's miniature scene
     "globe", "globes", "snowglobe", "snowglobes",
 })
@@ -180,10 +187,6 @@ PROGRAMME_NOUNS: frozenset[str] = frozenset({
     "commercial", "commercials", "advertisement", "advertisements", "ad", "ads", "screensaver",
     "slideshow"})
 APPEAR_FORMS: frozenset[str] = verb_forms("appear")
-# Words that open a question: "Is there a dog? No." asks, it does not guess.
-QUESTION_OPENERS: frozenset[str] = frozenset({
-    "is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "what",
-    "which", "who", "where", "when", "why", "how", "q", "question"})
 # What a user does on a screen: "a man taps on the screen" is there.
 SCREEN_USING_VERBS: frozenset[str] = verb_forms(
     "tap", "swipe", "type", "play", "click", "press", "touch", "draw", "write", "scroll",
@@ -205,6 +208,10 @@ MEDIUM_NOUNS: frozenset[str] = SCREEN_NOUNS | frozenset({
     "ads", "program", "programs", "programme", "programmes", "show", "shows", "broadcast",
     "broadcasts", "news", "report", "reports", "photo", "photos", "photograph", "photographs",
     "tapestry",
+    # boards, plaques and painted surfaces at events: "the scoreboard shows a baseball", "race
+    # bibs show a dog's face", "face paint shows a ball", "the car's livery features a bull"
+    "scoreboard", "scoreboards", "jumbotron", "plaque", "plaques", "bib", "bibs", "paint",
+    "livery", "backdrop", "backdrops", "sampler", "samplers",
 })
 # What a statue or a toy does with its hands is part of it: "the statue is holding a pizza".
 HOLDING_VERBS: frozenset[str] = verb_forms("hold", "carry", "wear", "clutch", "grip", "hug",
@@ -287,8 +294,9 @@ RIDDEN_CATEGORIES: frozenset[str] = frozenset({
 # Verbs that put their "with"-object or direct object on a surface as decoration or text.
 DECORATION_VERBS: frozenset[str] = verb_forms(
     "decorate", "adorn", "paint", "print", "embroider", "emblazon", "engrave", "stamp", "label",
-    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool") | {
-    "painted", "printed", "stencilled"}
+    "illustrate", "pattern", "emboss", "etch", "stencil", "pipe", "ice", "knit", "tool",
+    "weave", "stitch", "airbrush", "applique") | {
+    "painted", "printed", "stencilled", "woven", "appliquéd"}
 # Things whose decorations are pictures, whatever they show: "a wooden sign decorated with a
 # comb and a pair of scissors".
 SIGN_NOUNS: frozenset[str] = frozenset({
@@ -312,7 +320,9 @@ PAINTED_SURFACES: frozenset[str] = frozenset({
 PRINTING_PARTICIPLES: frozenset[str] = frozenset({"printed", "embroidered", "stamped",
                                                   "painted", "emblazoned", "engraved",
                                                   "patterned", "embossed", "etched",
-                                                  "stenciled", "stencilled"})
+                                                  "stenciled", "stencilled", "woven",
+                                                  "stitched", "airbrushed", "appliqued",
+                                                  "appliquéd"})
 # Verbs of depicting whose object is content when their subject is a medium (not the captioned
 # image): "a TV showing a dog", "a shirt featuring a cat", "a sign that says no dogs".
 DEPICTING_VERBS: frozenset[str] = verb_forms(
@@ -371,7 +381,7 @@ ON_MEDIUM_NOUNS: frozenset[str] = frozenset({"screen", "screens", "display", "po
 PRINT_BEARING_NOUNS: frozenset[str] = frozenset({
     "sign", "signs", "sticker", "stickers", "flag", "flags", "banner", "banners", "mug", "mugs",
     "jersey", "hoodie", "sweatshirt", "sweater", "tote", "logo", "shirts", "t-shirts", "apron",
-    "aprons", "placemat", "placemats"})
+    "aprons", "placemat", "placemats", "pajamas", "pyjamas", "onesie", "bib", "bibs"})
 # Packaging carries a print on a face, not on "it": "a cereal box with a cow on the front" (but
 # "a box with a cat on it" can hold a real cat).
 PACKAGING_NOUNS: frozenset[str] = frozenset({"box", "boxes", "carton", "cartons", "package",
@@ -379,6 +389,9 @@ PACKAGING_NOUNS: frozenset[str] = frozenset({"box", "boxes", "carton", "cartons"
                                              "wrappers", "can", "cans", "tin", "tins", "jar",
                                              "jars"})
 PACKAGING_FACE_WORDS: frozenset[str] = frozenset({"front", "back", "lid", "label", "side"})
+# A book's or a card's faces (a cat "on" a book can be lying on it).
+COVER_FACE_WORDS: frozenset[str] = frozenset({"cover", "covers", "front", "back", "page",
+                                              "pages", "spine"})
 # What "on" points back to in "a shirt with a zebra on it / on the front".
 MEDIUM_FACE_WORDS: frozenset[str] = frozenset({"it", "them", "front", "back", "chest", "face",
                                                "lid"})
@@ -456,7 +469,8 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "smudges", "gleam", "rectangle", "rectangles",
                                            "square", "squares", "circle", "circles", "disc",
                                            "discs", "disk", "disks", "mass", "bundle",
-                                           "bundles",
+                                           "bundles", "tuft", "tufts", "bump", "bumps",
+                                           "hump", "humps",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction",
@@ -585,7 +599,7 @@ INTENSIONAL_OBJECT_VERBS: frozenset[str] = verb_forms(
 # Verbs whose subject-to-infinitive is still to come: "expecting their luggage to appear".
 EXPECTING_VERBS: frozenset[str] = verb_forms("expect", "await", "anticipate")
 ARRIVAL_VERBS: frozenset[str] = verb_forms("arrive", "appear", "come", "emerge", "return",
-                                           "join", "pull", "show")
+                                           "join", "pull", "show", "roll", "land", "dock")
 # Verbs whose indirect object receives a place or a chance: "a bench offers people a spot to sit".
 GIVING_VERBS: frozenset[str] = verb_forms("give", "offer", "provide", "afford", "grant")
 # Verbs of finding, whose object is only sought while someone tries or hopes to find it: "trying
@@ -645,7 +659,9 @@ PURPOSE_GOVERNORS: frozenset[str] = verb_forms(
     "room", "way", "opportunity", "chance", "location", "setting", "designated", "eager", "about",
     "waiting", "sufficient", "adequate", "intended", "going", "sized", "scaled",
     # sent off on an errand: "heading to the stockroom to fetch a toaster"
-    "heading", "headed", "sent", "dispatched"}
+    "heading", "headed", "sent", "dispatched",
+    # put in place for a use: "brackets installed to hold surfboards", "rated to lift one person"
+    "installed", "mounted", "fitted", "arranged", "rated"}
 # Nouns whose "for"-object is a beneficiary/purpose ("food for the cat") are any nouns; these
 # adjectives do the same ("perfect for families").
 PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
@@ -654,16 +670,17 @@ PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
     "essential", "appropriate", "fit", "made", "built", "set", "prepared", "waiting", "accessible",
 })
 # --- generic / habitual -----------------------------------------------------------------------
-# Time nouns a past when-clause names a bygone era with: "the days when trains were ..." (not
-# "time": "taken at a time when cars were parked" is the photograph's moment).
-ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "days", "past", "age", "century",
-                                       "decades"})
+# Time nouns a when-clause names a bygone era with: "the days when trains were ...", "an era
+# when ..." (not "time": "taken at a time when cars were parked" is the photograph's moment).
+ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "age", "ages", "days", "past", "period",
+                                       "century", "centuries", "decade", "decades",
+                                       "generation", "epoch"})
 # Quantifiers that make a comparison with the kind: "like most cats do", "like many giraffes".
 KIND_QUANTIFIERS: frozenset[str] = frozenset({"most", "many", "all"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
     "usually", "typically", "often", "generally", "commonly", "normally", "frequently",
     "traditionally", "regularly", "customarily", "sometimes", "occasionally", "always",
-    "ordinarily", "rarely", "seldom",
+    "ordinarily", "rarely", "seldom", "routinely", "habitually",
 })
 # "a spot popular with tourists", "a popular spot for tourists".
 GENERIC_ADJECTIVES: frozenset[str] = frozenset({"popular", "favorite", "favourite", "common",
@@ -794,6 +811,10 @@ INFORMATION_NOUNS: frozenset[str] = frozenset({
     "reminders", "updates", "news"})
 # Verbs whose bare object is a game: "playing baseball".
 PLAYING_VERBS: frozenset[str] = verb_forms("play")
+# Words of a score, beside which "a tie" is a draw: "a tie at 2-2", "a tie, two goals each".
+SCORE_WORDS: frozenset[str] = frozenset({
+    "score", "scores", "scoreboard", "goals", "runs", "points", "apiece", "inning", "innings",
+    "overtime", "tiebreak", "tiebreaker", "2-2", "1-1", "0-0", "3-3"})
 # Modifiers that make "car" a railway carriage only in a railway scene ("a passenger car" on a
 # road is an automobile), and the words that make a scene a railway one.
 RAIL_OR_ROAD_MODIFIERS: frozenset[str] = frozenset({"passenger"})
@@ -922,9 +943,11 @@ NEGATIVE_ANSWERS: frozenset[str] = frozenset({"none", "no", "not", "absent", "ze
                                               "nothing", "n/a"})
 # Pronouns that deny what they stand for: "nothing suggests that a dog lives here".
 NOTHING_WORDS: frozenset[str] = frozenset({"nothing", "none", "nobody", "neither"})
-# First words of a yes/no question: "Is there a dog?", "Are any people visible?".
+# First words of a yes/no question, or of its label: "Is there a dog?", "Are any people
+# visible?", "Question 5: Is there a dog?" (a question asks; it does not guess).
 QUESTION_OPENERS: frozenset[str] = frozenset({"is", "are", "was", "were", "do", "does", "did",
-                                              "can", "could", "has", "have", "any", "q"})
+                                              "can", "could", "will", "would", "has", "have",
+                                              "any", "q", "question"})
 # Posture participles whose "by" places the subject ("standing by the counter"; not "made by").
 POSTURE_VERBS: frozenset[str] = verb_forms("stand", "sit", "lie", "wait", "rest", "lean", "park",
                                            "kneel", "crouch", "perch") | {"lying", "sat", "stood"}
