@@ -1242,6 +1242,26 @@ NON_ASSERTIVE = [
     ("The old mill recalls a time when horses turned the grindstone.", "horses", 0, "generic"),
     ("Horses can sleep standing up.", "Horses", 0, "generic"),
     ("Did you know? Giraffes are the tallest animals in the world.", "Giraffes", 0, "generic"),
+    # Round 33: news passives of report and belief; a vague thing named before the aside, or a
+    # group of vague things; "reportedly"; a present perfect that has lasted for generations;
+    # rock art, cut-outs, charts that illustrate, a package's label.
+    ("A crowd gathers where a motorcycle is believed to be pinned beneath a bus.", "motorcycle",
+     0, "hedged"),
+    ("Rescuers dig through the rubble, where several people are feared trapped.", "people", 0,
+     "hedged"),
+    ("A man hurries past with something tucked under his arm, possibly a handbag.", "handbag",
+     0, "hedged"),
+    ("Two bags lie beside a dark object, perhaps a backpack, on the platform.", "backpack", 0,
+     "hedged"),
+    ("A cluster of white dots on the far sand may be seagulls.", "seagulls", 0, "hedged"),
+    ("Its cargo was reportedly bananas, police said.", "bananas", 0, "hedged"),
+    ("Tourists stroll along the canal, where boats have been moored for generations.", "boats",
+     0, "generic"),
+    ("Petroglyphs on the canyon wall depict bighorn sheep.", "sheep", 0, "depictive"),
+    ("A metal cut-out of a grazing cow is mounted on the gatepost.", "cow", 0, "depictive"),
+    ("Laminated charts in the hide illustrate every duck species on the lake.", "duck", 0,
+     "depictive"),
+    ("The carton shows a sliced banana on the label.", "banana", 0, "depictive"),
 ]
 
 
@@ -1835,6 +1855,10 @@ EXISTENTIAL = [
     ("Cars can be seen parked along the street.", "Cars", 0),
     ("A woman stitched a patch while her cat slept beside her.", "cat", 0),
     ("The photo was taken at a time when cars were parked along the road.", "cars", 0),
+    # Round 33: a definite thing said of; a car parked since the morning; a boat's type.
+    ("The dog is said to be friendly with children.", "dog", 0),
+    ("A man waits at the corner where a car has been parked since noon.", "car", 0),
+    ("A boat can be seen further out in the water, possibly a rescue boat.", "boat", 1),
 ]
 
 

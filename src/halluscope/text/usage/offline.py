@@ -108,6 +108,9 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
     import spacy
 
     nlp = spacy.load(model, exclude=["ner"])
+    for word in ("cut-out", "cut-outs", "Cut-out", "Cut-outs"):
+        # one noun, as "cutout" is: "a cardboard cut-out of a man" (not "cut - out")
+        nlp.tokenizer.add_special_case(word, [{"ORTH": word}])
     if "parser" in nlp.pipe_names:
         nlp.add_pipe("halluscope_line_breaks", before="parser")
         nlp.add_pipe("halluscope_article_less", before="parser")
@@ -879,13 +882,27 @@ def _pictures(verb: Token, subject: Token) -> bool:
     """A thing newly named that depicts, portrays or illustrates: "a child's wooden puzzle
     depicting a zebra", "a mug depicting a cat" (not what the caption calls the captioned image:
     "the scene depicts a busy street", "the overall composition depicts a man"; not an actor
-    portraying a king)."""
+    portraying a king; a bare plural is newly named too: "laminated charts illustrate every duck
+    species")."""
     owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    bare_plural = subject.tag_ == "NNS" and owner is None and not any(
+        c.dep_ == "det" for c in subject.children)
     return verb.lower_ in lex.PICTURING_VERBS and subject.tag_ in ("NN", "NNS") and \
         subject.lower_ not in lex.IMAGE_NOUNS | lex.FRAME_NOUNS | lex.FRAME_WORDS and \
-        not _is_animate(subject) and any(
+        not _is_animate(subject) and (bare_plural or any(
             c.dep_ == "det" and c.lower_ in ("a", "an")
-            for c in [*subject.children, *(owner.children if owner is not None else ())])
+            for c in [*subject.children, *(owner.children if owner is not None else ())]))
+
+
+def _shown_on_packaging(verb: Token, subject: Token) -> bool:
+    """A package that shows a thing on one of its faces: "the juice carton shows a banana on
+    the label", "the package shows a sandwich on the front" (not "the box shows a dozen
+    donuts", which can be through its window)."""
+    return subject.lower_ in lex.PACKAGING_NOUNS and any(
+        prep.dep_ == "prep" and prep.lower_ == "on" and any(
+            g.dep_ == "pobj" and g.lower_ in lex.PACKAGING_FACE_WORDS for g in prep.children)
+        for prep in [*verb.children, *(t for c in verb.children if c.dep_ == "dobj"
+                                      for t in c.subtree)])
 
 
 def _stained_glass(noun: Token) -> bool:
@@ -2148,6 +2165,7 @@ def _depiction_step(child: Token, head: Token, category: str
         if subject is not None and (subject.lower_ in lex.MEDIUM_NOUNS or subject.lower_ in
                                     lex.DEPICTION_NOUNS - lex.NOT_CONTENT_OF
                                     or _stained_glass(subject) or _pictures(head, subject)
+                                    or _shown_on_packaging(head, subject)
                                     or any(c.dep_ in ("amod", "compound") and c.lower_ in
                                            lex.MEDIUM_MAKING_MODIFIERS
                                            for c in subject.children)) \
@@ -3729,6 +3747,9 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     presence = _guessed_presence(top)
     if presence is not None:
         return _Decision("non_assertive", "hedged", _chars(presence, root), "guessed-presence")
+    reported = _reported_presence(top)
+    if reported is not None:
+        return _Decision("non_assertive", "hedged", _chars(root, reported), "hearsay")
     decision = _open_question(root, top) or _question(root, top) or \
         _alternative(root, category) or _slash_alternative(root, category)
     if decision is not None:
@@ -3736,6 +3757,22 @@ def _hedged(span: Span, root: Token, category: str) -> _Decision | None:
     return _predicate_hedge(root, top, category) or _vague_lookalike(span) or \
         _likeness_idiom(span, top) or _belief_aside(span, top) or \
         _idiom_hedge(span, root, top)
+
+
+def _reported_presence(top: Token) -> Token | None:
+    """The passive of report or belief said of the mention, which the caption then only passes
+    on: "a motorcycle is believed to be pinned beneath a bus", "several people are feared
+    trapped", "a school bus is thought to have left the road" (not "a man said to be the
+    owner", nor "the dog is said to be friendly": a definite thing the caption shows, nor
+    "elephants are thought to remember waterholes": the kind)."""
+    verb = top.head
+    kind = top.tag_ == "NNS" and not any(c.dep_ in ("det", "nummod", "amod", "quantmod") and
+                                         c.lower_ in lex.INSTANCE_QUANTIFIERS or c.tag_ == "CD"
+                                         for c in top.children)
+    if top.dep_ != "nsubjpass" or verb.lower_ not in lex.REPORTING_PASSIVES or kind or \
+            _is_definite(top) or not any(c.dep_ == "auxpass" for c in verb.children):
+        return None
+    return verb
 
 
 def _guessed_presence(top: Token) -> Token | None:
@@ -4283,13 +4320,16 @@ def _type_hedge(np: Token, category: str, cue: Token | None = None) -> bool:
     aside = same = _aside_anchor(np)
     while same is not None and same.dep_ == "pobj" and same.head.lower_ in \
             lex.LOCATIVE_PREPOSITIONS and _category_of(same) != category and \
-            same.head.head.i != same.i:
+            same.head.head.i != same.i and same.lower_ not in lex.VAGUE_ANCHORS:
+        # (a vague thing is what the aside names: "beside a dark object, perhaps a backpack")
         # "a boat can be seen further out in the water, possibly a rescue boat": the aside is
         # on what the place phrase locates (through a chain of places: "something is sitting
         # in the grass near the goal, possibly a ball")
         located = same.head.head
         while located.dep_ == "advmod" and located.head.i != located.i:
             located = located.head
+        if located.dep_ == "acl" and _is_noun(located.head):
+            located = located.head  # "something tucked under his arm, possibly a handbag"
         place, same = same, located if _is_noun(located) else next(
             (c for c in located.children if c.dep_ in ("nsubj", "nsubjpass", "dobj")
              and _is_noun(c)), same)
@@ -4386,8 +4426,10 @@ def _aside_anchor(np: Token) -> Token | None:
 def _other_object(anchor: Token, category: str) -> bool:
     """The anchor is another thing ("a cup, possibly a dog") or too vague to be one ("an
     object, possibly a remote")."""
-    if anchor.lower_ in lex.VAGUE_ANCHORS:
-        return True
+    if anchor.lower_ in lex.VAGUE_ANCHORS or any(
+            g.dep_ == "pobj" and g.lower_ in lex.VAGUE_ANCHORS
+            for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of" for g in c.children):
+        return True  # (a group of vague things: "a cluster of white dots may be seagulls")
     other = _category_of(anchor)
     return other is not None and other != category and anchor.lower_ not in lex.GENERAL_ANCHORS
 
@@ -5267,6 +5309,12 @@ def _habit_or_possibility(verb: Token) -> bool:
         return True
     if any(c.dep_ == "advmod" and c.lower_ in lex.HABITUAL_ADVERBS for c in verb.children):
         return True
+    if any(a.lower_ in ("have", "has") for a in auxes) and any(
+            c.dep_ == "advmod" and c.lower_ == "long" or c.dep_ == "prep" and c.lower_ in (
+                "since", "for") and any(g.lower_ in lex.ERA_NOUNS | lex.LONG_SPANS
+                                        for g in c.children)
+            for c in verb.children):
+        return True  # "where horses have pulled carriages for generations", "have long been"
     if verb.tag_ == "VBG":
         return False
     if not auxes and (verb.tag_ == "VB" or verb.tag_ == "VBN" and verb.dep_ == "relcl"):

@@ -44,8 +44,13 @@ def verb_forms(*bases: str) -> frozenset[str]:
 HEDGE_ADVERBS: frozenset[str] = frozenset({
     "possibly", "perhaps", "maybe", "probably", "likely", "presumably", "potentially",
     "seemingly", "apparently", "conceivably", "supposedly", "allegedly", "perchance",
-    "ostensibly", "purportedly", "plausibly",
+    "ostensibly", "purportedly", "plausibly", "reportedly",
 })
+# Passives of report and belief that make their subject's presence hearsay: "a motorcycle is
+# believed to be pinned beneath the bus", "several people are feared trapped".
+REPORTING_PASSIVES: frozenset[str] = frozenset({
+    "believed", "thought", "feared", "said", "reported", "suspected", "presumed", "rumored",
+    "rumoured", "alleged"})
 # Adjectives of a hedged clause: "it is likely that a dog ...", "it is possible that ...".
 HEDGE_ADJECTIVES: frozenset[str] = frozenset({"likely", "possible", "probable", "plausible",
                                               "conceivable", "unclear", "uncertain"})
@@ -132,6 +137,9 @@ DEPICTION_NOUNS: frozenset[str] = frozenset({
     "outline", "outlines", "casting", "castings", "totem", "totems", "marionette", "marionettes",
     "topiary", "topiaries", "decoy", "decoys", "piñata", "piñatas", "pinata", "pinatas",
     "graphic", "graphics", "screensaver", "screensavers", "slideshow", "slideshows",
+    # rock art: "petroglyphs on the canyon wall depict bighorn sheep"
+    "petroglyph", "petroglyphs", "pictograph", "pictographs", "hieroglyph", "hieroglyphs",
+    "cut-out", "cut-outs",
     # printmaking and wall painting, and their plurals: "a woodcut of a crow", "the fresco shows"
     "fresco", "frescoes", "frescos", "woodcut", "woodcuts", "lithograph", "lithographs",
     "etching", "etchings", "engravings", "stencils", "mosaics", "watercolor", "watercolors",
@@ -446,7 +454,7 @@ SET_NOUNS: frozenset[str] = frozenset({"set", "sets", "sheet", "sheets", "series
 # "a digital board displaying a cat".
 MEDIUM_MAKING_MODIFIERS: frozenset[str] = frozenset({
     "advertising", "advertisement", "ad", "digital", "electronic", "led", "lcd", "video",
-    "information", "info"})
+    "information", "info", "welcome", "notice"})
 # Kinds of published image a caption can open with: "Listing photo of a sofa", "Stock shot of
 # ...": the captioned image itself.
 PUBLISHED_IMAGE_KINDS: frozenset[str] = frozenset({
@@ -470,7 +478,8 @@ VAGUE_ANCHORS: frozenset[str] = frozenset({"object", "objects", "item", "items",
                                            "square", "squares", "circle", "circles", "disc",
                                            "discs", "disk", "disks", "mass", "bundle",
                                            "bundles", "tuft", "tufts", "bump", "bumps",
-                                           "hump", "humps",
+                                           "hump", "humps", "mound", "mounds", "cargo",
+                                           "load", "contents",
                                            # places: "off to the side, possibly a TV"
                                            "side", "background", "foreground", "distance",
                                            "corner", "edge", "left", "right", "direction",
@@ -675,6 +684,10 @@ PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
 ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "age", "ages", "days", "past", "period",
                                        "century", "centuries", "decade", "decades",
                                        "generation", "epoch"})
+# Long spans a present perfect lasts for, which make it a habit: "where boats have been moored
+# for generations", "since the 19th century".
+LONG_SPANS: frozenset[str] = frozenset({"generations", "years", "centuries", "decades",
+                                        "ages", "century", "times"})
 # Quantifiers that make a comparison with the kind: "like most cats do", "like many giraffes".
 KIND_QUANTIFIERS: frozenset[str] = frozenset({"most", "many", "all"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
