@@ -896,8 +896,8 @@ def _pictures(verb: Token, subject: Token) -> bool:
 
 def _shown_on_packaging(verb: Token, subject: Token) -> bool:
     """A package that shows a thing on one of its faces: "the juice carton shows a banana on
-    the label", "the package shows a sandwich on the front" (not "the box shows a dozen
-    donuts", which can be through its window)."""
+    the label", "the package shows a sandwich on the front" (a carton "showing" a thing with no
+    face named can be open)."""
     return subject.lower_ in lex.PACKAGING_NOUNS and any(
         prep.dep_ == "prep" and prep.lower_ == "on" and any(
             g.dep_ == "pobj" and g.lower_ in lex.PACKAGING_FACE_WORDS for g in prep.children)

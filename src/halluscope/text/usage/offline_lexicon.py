@@ -684,10 +684,9 @@ PURPOSE_ADJECTIVES: frozenset[str] = frozenset({
 ERA_NOUNS: frozenset[str] = frozenset({"era", "eras", "age", "ages", "days", "past", "period",
                                        "century", "centuries", "decade", "decades",
                                        "generation", "epoch"})
-# Long spans a present perfect lasts for, which make it a habit: "where boats have been moored
-# for generations", "since the 19th century".
-LONG_SPANS: frozenset[str] = frozenset({"generations", "years", "centuries", "decades",
-                                        "ages", "century", "times"})
+# Long spans a present perfect lasts for, which (with the era nouns) make it a habit: "where
+# boats have been moored for generations", "since the 19th century".
+LONG_SPANS: frozenset[str] = frozenset({"generations", "years"})
 # Quantifiers that make a comparison with the kind: "like most cats do", "like many giraffes".
 KIND_QUANTIFIERS: frozenset[str] = frozenset({"most", "many", "all"})
 HABITUAL_ADVERBS: frozenset[str] = frozenset({
