@@ -905,6 +905,12 @@ def _shown_on_packaging(verb: Token, subject: Token) -> bool:
                                       for t in c.subtree)])
 
 
+def _set_of(word: Token) -> Token:
+    """The set a partitive word picks from: "one of the photos" -> "photos" (else the word)."""
+    return next((g for c in word.children if c.dep_ == "prep" and c.lower_ == "of"
+                 for g in c.children if g.dep_ == "pobj"), word)
+
+
 def _stained_glass(noun: Token) -> bool:
     """A picture named by two words, neither one a picture alone: "the stained-glass window
     shows a lamb", "a Dutch still life shows a peeled apple"."""
@@ -1900,8 +1906,7 @@ def _depiction_step(child: Token, head: Token, category: str
         subject = max((c for c in head.children if c.dep_ == "nsubj" and c.i < child.i),
                       key=lambda c: c.i, default=None)  # ("a book whose cover art is ...")
         if subject is not None and subject.lower_ in ("one", "each"):
-            subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
-                            for g in c.children if g.dep_ == "pobj"), subject)
+            subject = _set_of(subject)  # "one of the balloons is a teddy bear"
         elif subject is not None and subject.lower_ == "it":
             subject = _antecedent(subject) or subject  # "Spot the sticker! It's a cat"
         if subject is not None and (subject.lower_ in lex.CONTENT_SUBJECTS or
@@ -2139,8 +2144,7 @@ def _depiction_step(child: Token, head: Token, category: str
                 return head, head, "text-content"
             return None  # (nor "it is hard to say whether there is a bottle": the writer's)
         if subject is not None and subject.lower_ in ("one", "some", "each", "both", "all"):
-            subject = next((g for c in subject.children if c.dep_ == "prep" and c.lower_ == "of"
-                            for g in c.children if g.dep_ == "pobj"), subject)  # "one of the photos"
+            subject = _set_of(subject)  # "one of the photos"
             label = _colon_label(subject) if subject.lower_ in ("one", "each") else None
             if label is not None and subject.i == label.end + 1:
                 subject = _label_head(label) or subject  # "- **Framed photos:** one shows a girl"
@@ -4916,11 +4920,9 @@ def _era_when(root: Token) -> Token | None:
     every lady took tea at four"; not "taken at a time when cars were parked", the photograph's
     moment). Returns the era noun."""
     for verb in root.ancestors:
-        when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
-                     and c.i < verb.i), None)
-        if when is None:
+        era = _noun_before_when(verb, verb.i)
+        if era is None:
             continue
-        era = root.doc[when.i - 1] if when.i > 0 else when
         named = era.lower_ in lex.ERA_NOUNS or era.lower_ in ("time", "times") and \
             era.dep_ in ("dobj", "attr", "appos")
         return era if named and (era.tag_ == "NNS" or any(
@@ -5154,10 +5156,16 @@ def _past_era(subject: Token) -> Token | None:
                  and any(d.lower_ in ("those", "that") for d in g.children)), None)
     if then is not None:
         return then  # "in those days trains were the main way to travel"
-    when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
-                 and c.i < subject.i), None)
-    era = subject.doc[when.i - 1] if when is not None and when.i > 0 else None
+    era = _noun_before_when(verb, subject.i)
     return era if era is not None and era.lower_ in lex.ERA_NOUNS else None
+
+
+def _noun_before_when(verb: Token, before: int) -> Token | None:
+    """The word just before the "when" that opens `verb`'s clause, ahead of token `before`:
+    "the days | when trains were ..." -> "days"."""
+    when = next((c for c in verb.children if c.dep_ == "advmod" and c.lower_ == "when"
+                 and c.i < before), None)
+    return verb.doc[when.i - 1] if when is not None and when.i > 0 else None
 
 
 def _when_habit(verb: Token) -> Token | None:
